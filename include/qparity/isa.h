@@ -1,0 +1,55 @@
+// Instruction-set paths of the compiled library (qparity::qparity), run-time detection, and the
+// overrides tests and users need.
+//
+// enabled = compiled & supported-by-this-CPU & (QPARITY_ISA environment cap) & (test mask).
+// The scalar path is always compiled and always enabled. Dispatching entry points use the highest
+// enabled ISA; the forced-ISA overloads run exactly the ISA they are given (or throw).
+//
+// QPARITY_ISA: the name of the highest ISA allowed ("scalar", "sse41", "avx2", "avx512"), read once
+// at first use, like ONEDNN_MAX_CPU_ISA. An unknown name is an error reported on first use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qparity {
+
+/// One bit per path, ordered by capability (a higher bit is a more capable path).
+enum class Isa : std::uint32_t {
+  kScalar = 1u << 0,  ///< portable C++ (the reference formulas, compiled for the baseline)
+  kSse41 = 1u << 1,   ///< SSE4.1
+  kAvx2 = 1u << 2,    ///< AVX2
+  kAvx512 = 1u << 3,  ///< AVX-512 F+BW+DQ+VL (Skylake-X level)
+};
+
+using IsaMask = std::uint32_t;
+
+inline constexpr IsaMask mask_of(Isa isa) { return static_cast<IsaMask>(isa); }
+
+/// Every Isa value, lowest first.
+const std::vector<Isa>& all_isas();
+
+/// "scalar", "sse41", "avx2", "avx512".
+const char* to_string(Isa isa);
+
+/// Parses a name printed by to_string; throws qparity::InvalidArgument listing the names otherwise.
+Isa isa_from_string(const std::string& name);
+
+/// ISAs compiled into this build of the library.
+IsaMask compiled_isas();
+
+/// compiled_isas() restricted to what this CPU and OS support (CPUID + XGETBV).
+IsaMask supported_isas();
+
+/// supported_isas() restricted by QPARITY_ISA and by set_isa_mask_for_testing().
+IsaMask enabled_isas();
+
+/// The ISA the dispatching entry points use: the highest bit of enabled_isas().
+Isa active_isa();
+
+/// Restricts enabled_isas() to `mask` (scalar stays enabled); 0 removes the restriction.
+/// For tests and benchmarks; not thread-safe with concurrent dispatching calls.
+void set_isa_mask_for_testing(IsaMask mask);
+
+}  // namespace qparity

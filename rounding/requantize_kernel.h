@@ -1,0 +1,43 @@
+// INTERNAL: the interface between the dispatcher (kernels/dispatch/requantize.cc) and the per-ISA
+// requantization translation units (rounding/requantize_<isa>.cc). Not installed.
+#pragma once
+
+#include <cstdint>
+
+#include "qparity/requantize.h"
+
+namespace qparity {
+namespace internal {
+
+/// A requantization kernel. Receives validated arguments with strides already resolved
+/// (acc_row_stride and dst_row_stride non-zero) and rows * channels > 0.
+template <class Out>
+using RequantizeKernel = void (*)(const RequantizeArgs& args, Out* dst);
+
+struct RequantizeKernels {
+  RequantizeKernel<std::int8_t> to_int8 = nullptr;
+  RequantizeKernel<std::uint8_t> to_uint8 = nullptr;
+  RequantizeKernel<std::int16_t> to_int16 = nullptr;
+  RequantizeKernel<std::int32_t> to_int32 = nullptr;
+
+  template <class Out>
+  RequantizeKernel<Out> get() const;
+};
+
+template <>
+inline RequantizeKernel<std::int8_t> RequantizeKernels::get<std::int8_t>() const { return to_int8; }
+template <>
+inline RequantizeKernel<std::uint8_t> RequantizeKernels::get<std::uint8_t>() const { return to_uint8; }
+template <>
+inline RequantizeKernel<std::int16_t> RequantizeKernels::get<std::int16_t>() const { return to_int16; }
+template <>
+inline RequantizeKernel<std::int32_t> RequantizeKernels::get<std::int32_t>() const { return to_int32; }
+
+// One per compiled ISA; each is defined in its own translation unit built with that ISA's flags.
+RequantizeKernels requantize_kernels_scalar();
+RequantizeKernels requantize_kernels_sse41();
+RequantizeKernels requantize_kernels_avx2();
+RequantizeKernels requantize_kernels_avx512();
+
+}  // namespace internal
+}  // namespace qparity
