@@ -1,0 +1,17 @@
+# Builds SOURCE with the flags pkg-config reports for the installed qparity.pc.
+file(MAKE_DIRECTORY ${WORK})
+set(ENV{PKG_CONFIG_PATH} "${PREFIX}/lib/pkgconfig:${PREFIX}/lib64/pkgconfig:${PREFIX}/lib/x86_64-linux-gnu/pkgconfig")
+execute_process(COMMAND pkg-config --cflags --libs qparity OUTPUT_VARIABLE flags RESULT_VARIABLE rc
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config cannot find the installed qparity.pc under ${PREFIX}")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+execute_process(COMMAND ${CXX} -std=c++17 ${SOURCE} ${flags} -o ${WORK}/oracle RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compiling with pkg-config flags failed: ${flags}")
+endif()
+execute_process(COMMAND ${WORK}/oracle RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the program built with pkg-config flags computed wrong values")
+endif()
