@@ -1,0 +1,89 @@
+// `qparity`: the command-line front end of the qparity library.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "preset_params.h"
+#include "qparity/isa.h"
+#include "qparity/version.h"
+
+namespace qparity::cli {
+
+void print_error(std::string_view command, std::string_view message) {
+  fmt::print(stderr, "qparity {}: {}\n", command, message);
+}
+
+bool write_stdout(std::string_view command, const fmt::memory_buffer& buffer) {
+  const std::size_t written = std::fwrite(buffer.data(), 1, buffer.size(), stdout);
+  if (written != buffer.size() || std::fflush(stdout) != 0) {
+    print_error(command, fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string version_text() {
+  std::string compiled;
+  for (Isa isa : all_isas()) {
+    if ((compiled_isas() & mask_of(isa)) == 0) continue;
+    if (!compiled.empty()) compiled += ", ";
+    compiled += to_string(isa);
+  }
+  return fmt::format("qparity {}.{}.{} (SIMD paths compiled: {}; active on this CPU: {})",
+                     kVersionMajor, kVersionMinor, kVersionPatch, compiled,
+                     to_string(active_isa()));
+}
+
+}  // namespace
+}  // namespace qparity::cli
+
+int main(int argc, char** argv) {
+  using namespace qparity::cli;
+  CLI::App app{
+      "qparity: bit-exact, selectable int8 requantization arithmetic "
+      "(TFLite, gemmlowp, ruy, CMSIS-NN, TOSA, XNNPACK, ONNX Runtime, FBGEMM, oneDNN, NPUs).",
+      "qparity"};
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'qparity COMMAND --help' for the options of a command.\n"
+      "Exit status: 0 success, 1 I/O or internal error, 2 invalid usage or input.");
+
+  ListOptions list_options;
+  ExplainOptions explain_options;
+  RequantOptions requant_options;
+  CLI::App* list = add_list_command(app, &list_options);
+  CLI::App* explain = add_explain_command(app, &explain_options);
+  CLI::App* requant = add_requant_command(app, &requant_options);
+
+  // Computed only when asked for: it queries the ISA dispatcher, which throws on a bad
+  // QPARITY_ISA environment variable (caught below).
+  app.set_version_flag("--version", std::function<std::string()>(version_text));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);  // prints help/version to stdout, errors to stderr
+    return status == 0 ? kExitOk : kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "qparity: {}\n", without_library_prefix(e.what()));
+    return kExitUsage;
+  }
+
+  try {
+    if (list->parsed()) return run_list(list_options);
+    if (explain->parsed()) return run_explain(explain_options);
+    if (requant->parsed()) return run_requant(requant_options);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "qparity: internal error: {}\n", e.what());
+    return kExitIoError;
+  }
+  return kExitUsage;  // unreachable: require_subcommand(1)
+}
