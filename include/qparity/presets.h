@@ -6,8 +6,8 @@
 // compile time by type (presets::TfliteReference::Policy).
 //
 // The NPU family ("npu-<tie>-<precision>-<accumulator>", e.g. npu-he-q15-int32) covers single
-// rounding with a chosen tie rule (hu, haz, he, tz), multiplier precision (q31, q15, f24 = float32
-// mantissa) and accumulator (int32, int64, satN, wrapN). `npu-verisilicon` is an alias of the best
+// rounding with a chosen tie rule (hu, haz, he, tz, fl), multiplier precision (q31, q15, f24 =
+// float32 mantissa) and accumulator (int32, int64, satN, wrapN). `npu-verisilicon` is an alias of the best
 // current hypothesis for the VeriSilicon VIPNano NPU (semantics.md §14): it is NOT verified.
 #pragma once
 
@@ -157,10 +157,11 @@ QPARITY_PRESET_LIST(QPARITY_DEFINE_PRESET_TYPE)
 enum class NpuMultiplierPrecision : std::uint8_t { kQ31, kQ15, kFloat24 };
 
 /// The name of the best current hypothesis for the VeriSilicon NPU, and what it expands to.
-/// Hypothesis (semantics.md §14, UNVERIFIED): one rounding (vendor: "we only do rounding once"),
-/// ties to even (TIM-VX default RoundingPolicy RTNE, never overridden by the VX delegate), a
-/// 16-bit multiplier (vendor: "16-bit multiplier, 48-bit intermediate") rounded directly from the
-/// scale, and an int32 accumulator. Use `qparity identify` (probe set of §14.3) to measure it.
+/// Hypothesis (semantics.md §14, UNVERIFIED): one rounding and a 16-bit multiplier with a 48-bit
+/// intermediate (the vendor's explanation in tflite-vx-delegate issue #210, as quoted in the
+/// project brief; semantics.md §14.2 could retrieve only its first lines), ties to even (TIM-VX's
+/// default RoundingPolicy RTNE, never overridden by the VX delegate), the Q15 multiplier rounded
+/// directly from the scale, and an int32 accumulator. Use `qparity identify` (probe set of §14.3) to measure it.
 inline constexpr const char* kNpuVerisiliconName = "npu-verisilicon";
 inline constexpr const char* kNpuVerisiliconExpansion = "npu-he-q15-int32";
 
@@ -282,12 +283,12 @@ inline Preset find_preset(const std::string& name) {
                         ", or npu-{hu|haz|he|tz|fl}-{q31|q15|f24}-{int32|int64|satN|wrapN}");
 }
 
-/// Every NPU family member with an int32 accumulator (what `identify` ranks; the accumulator
-/// does not affect requantization of a given accumulator value).
+/// Every tie rule x multiplier precision of the NPU family, with accumulator `acc` (what
+/// `identify` ranks; the accumulator does not affect requantization of a given accumulator value).
 inline std::vector<Preset> npu_family(AccumulatorSpec acc = {}) {
   std::vector<Preset> out;
   for (TieRule t : {TieRule::kHalfUp, TieRule::kHalfAwayFromZero, TieRule::kHalfToEven,
-                    TieRule::kTowardZero}) {
+                    TieRule::kTowardZero, TieRule::kFloor}) {
     for (NpuMultiplierPrecision p : {NpuMultiplierPrecision::kQ31, NpuMultiplierPrecision::kQ15,
                                      NpuMultiplierPrecision::kFloat24}) {
       out.push_back(detail::make_npu_preset(t, p, acc));
@@ -299,7 +300,8 @@ inline std::vector<Preset> npu_family(AccumulatorSpec acc = {}) {
 /// Derives the rounding core's parameters from an effective scale the way `derivation` does, in
 /// the representation `core` reads (Q15 multipliers are widened to Q31 for Q31 cores). Validates
 /// the result against the core: a scale whose shift falls outside the core's range throws
-/// InvalidArgument naming the scale.
+/// InvalidArgument naming the scale. Faithful to TFLite, the TFLite derivations flush scales below
+/// 2^-32 to multiplier 0 (every output becomes the zero point) instead of rejecting them.
 inline RequantParams derive_requant_params(RoundingCore core, MultiplierDerivation derivation,
                                            const EffectiveScale& eff, float bias = 0.0f) {
   detail::require_positive_finite("scale", eff.scale);

@@ -172,7 +172,7 @@ TEST(ReferencePresets, NpuFamilyParsesEveryMember) {
 
 TEST(ReferencePresets, NpuFamilyList) {
   const std::vector<Preset> fam = npu_family();
-  EXPECT_EQ(fam.size(), 12u);  // {hu, haz, he, tz} x {q31, q15, f24}
+  EXPECT_EQ(fam.size(), 15u);  // {hu, haz, he, tz, fl} x {q31, q15, f24}
   std::set<std::string> names;
   for (const Preset& p : fam) {
     names.insert(p.name);
@@ -181,10 +181,11 @@ TEST(ReferencePresets, NpuFamilyList) {
     EXPECT_EQ(again.core, p.core);
     EXPECT_EQ(again.derivation, p.derivation);
   }
-  EXPECT_EQ(names.size(), 12u);
+  EXPECT_EQ(names.size(), 15u);
   EXPECT_TRUE(names.count("npu-he-q15-int32"));
+  EXPECT_TRUE(names.count("npu-fl-f24-int32"));
   const std::vector<Preset> sat = npu_family(AccumulatorSpec{AccumulatorKind::kSaturating, 24});
-  EXPECT_EQ(sat.size(), 12u);
+  EXPECT_EQ(sat.size(), 15u);
   EXPECT_EQ(sat.front().name, "npu-hu-q31-sat24");
 }
 
