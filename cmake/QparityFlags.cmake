@@ -27,9 +27,17 @@ set(QPARITY_ISA_FLAGS_avx512 "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;
 # qparity_isa_sources(<target> <isa> <sources...>): adds sources to target, compiled with the ISA's
 # flags. Each ISA has its own translation units so that no ISA-specific code leaks into code that
 # runs on every CPU (the dispatcher is compiled for the baseline).
+# Source file properties are scoped to a directory: TARGET_DIRECTORY makes them visible to the
+# target even when this is called from a subdirectory (e.g. rounding/) of the target's directory.
 function(qparity_isa_sources target isa)
-  target_sources(${target} PRIVATE ${ARGN})
+  set(_abs "")
+  foreach(_src IN LISTS ARGN)
+    get_filename_component(_src "${_src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _abs "${_src}")
+  endforeach()
+  target_sources(${target} PRIVATE ${_abs})
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "${QPARITY_ISA_FLAGS_${isa}}")
+    set_source_files_properties(${_abs} TARGET_DIRECTORY ${target}
+                                PROPERTIES COMPILE_OPTIONS "${QPARITY_ISA_FLAGS_${isa}}")
   endif()
 endfunction()
