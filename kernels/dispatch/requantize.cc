@@ -1,6 +1,7 @@
 // Public requantization entry points: validation, stride resolution and ISA dispatch.
 #include "qparity/requantize.h"
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 #include <string>
@@ -37,6 +38,41 @@ const internal::RequantizeKernels& kernels_for(Isa isa) {
   }
 }
 
+// Why a separate fast check: per-channel calls with one row (a batch-1 fully connected layer)
+// would otherwise spend more time in the exception-ready per-entry validate() than in the kernel.
+// It accepts exactly what the policies' validate() accepts; any failure re-runs validate() to
+// build the message.
+bool all_params_valid(RoundingCore core, const RequantParams* params, std::size_t n) {
+  auto positive_finite = [](float v) { return v > 0.0f && v <= std::numeric_limits<float>::max(); };
+  bool ok = true;
+  switch (core) {
+    case RoundingCore::kFloat32:
+      for (std::size_t i = 0; i < n; ++i) ok &= positive_finite(params[i].scale);
+      return ok;
+    case RoundingCore::kFloat32ZeroPointInside:
+      for (std::size_t i = 0; i < n; ++i) {
+        const RequantParams& p = params[i];
+        ok &= positive_finite(p.scale) & positive_finite(p.post_scale) &
+              (std::fabs(p.bias) <= std::numeric_limits<float>::max());
+      }
+      return ok;
+    case RoundingCore::kQ15:
+      for (std::size_t i = 0; i < n; ++i) {
+        const RequantParams& p = params[i];
+        ok &= (p.multiplier >= 0) & (p.multiplier <= kQ15MultiplierMax) &
+              (p.shift >= kQ15ShiftMin) & (p.shift <= kQ15ShiftMax);
+      }
+      return ok;
+    default:  // every Q31 fixed-point core; an out-of-enum value goes to validate() to throw
+      if (static_cast<int>(core) >= kNumRoundingCores) return false;
+      for (std::size_t i = 0; i < n; ++i) {
+        const RequantParams& p = params[i];
+        ok &= (p.multiplier >= 0) & (p.shift >= kQ31ShiftMin) & (p.shift <= kQ31ShiftMax);
+      }
+      return ok;
+  }
+}
+
 template <class Out>
 OutputType output_type_of() {
   if (std::is_same<Out, std::int8_t>::value) return OutputType::kInt8;
@@ -67,12 +103,14 @@ bool prepare(const RequantizeArgs& in, const Out* dst, RequantizeArgs* out) {
                                ">= channels (" + std::to_string(in.channels) + "), or 0");
   }
   const std::size_t n_params = in.per_channel ? in.channels : 1;
-  for (std::size_t i = 0; i < n_params; ++i) {
-    try {
-      validate(in.core, in.params[i]);
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string(e.what()) + " (params[" + std::to_string(i) + "], core " +
-                            to_string(in.core) + ")");
+  if (!all_params_valid(in.core, in.params, n_params)) {
+    for (std::size_t i = 0; i < n_params; ++i) {
+      try {
+        validate(in.core, in.params[i]);
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string(e.what()) + " (params[" + std::to_string(i) +
+                              "], core " + to_string(in.core) + ")");
+      }
     }
   }
   return true;
