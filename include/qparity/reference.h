@@ -17,4 +17,5 @@
 #include "qparity/presets.h"
 #include "qparity/requant_params.h"
 #include "qparity/scale_composition.h"
+#include "qparity/reference_gemm.h"
 #include "qparity/version.h"
