@@ -9,6 +9,21 @@
 
 namespace qparity {
 
+namespace detail {
+
+/// The first stage both double-rounding policies share: t = SRDHM(acc * 2^L mod 2^32, M),
+/// L = max(shift, 0). Ties toward +infinity.
+constexpr std::int32_t double_rounding_first_stage(std::int32_t acc,
+                                                   const RequantParams& p) noexcept {
+  const int left = p.shift > 0 ? p.shift : 0;
+  return saturating_rounding_doubling_high_mul(shift_left_wrapping(acc, left), p.multiplier);
+}
+
+/// The second stage's right shift R = max(-shift, 0).
+constexpr int right_shift(const RequantParams& p) noexcept { return p.shift > 0 ? 0 : -p.shift; }
+
+}  // namespace detail
+
 /// DR-AZ: TFLite's default `MultiplyByQuantizedMultiplier` (TFLITE_SINGLE_ROUNDING = 0).
 ///
 /// Formula, with L = max(shift, 0), R = max(-shift, 0):
@@ -35,11 +50,8 @@ struct DoubleRoundingAwayFromZero {
   static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
-    const int left = p.shift > 0 ? p.shift : 0;
-    const int right = p.shift > 0 ? 0 : -p.shift;
-    const std::int32_t t =
-        saturating_rounding_doubling_high_mul(shift_left_wrapping(acc, left), p.multiplier);
-    return rounding_divide_by_pot(t, right);
+    return rounding_divide_by_pot(detail::double_rounding_first_stage(acc, p),
+                                  detail::right_shift(p));
   }
 };
 
@@ -65,11 +77,8 @@ struct DoubleRoundingUpward {
   static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
-    const int left = p.shift > 0 ? p.shift : 0;
-    const int right = p.shift > 0 ? 0 : -p.shift;
-    const std::int32_t t =
-        saturating_rounding_doubling_high_mul(shift_left_wrapping(acc, left), p.multiplier);
-    return rounding_shift_right_half_up(t, right);
+    return rounding_shift_right_half_up(detail::double_rounding_first_stage(acc, p),
+                                        detail::right_shift(p));
   }
 };
 
