@@ -177,7 +177,7 @@ rc::Gen<std::int32_t> gen_accumulator() {
       {3, rc::gen::inRange<std::int32_t>(-70000, 70000)},
       {2, rc::gen::map(rc::gen::pair(rc::gen::inRange(-1000, 1000), rc::gen::inRange(1, 31)),
                        [](std::pair<int, int> v) {  // ties: odd multiples of 2^(k-1)
-                         const std::int64_t x = (2 * static_cast<std::int64_t>(v.first) + 1) << (v.second - 1);
+                         const std::int64_t x = (2 * static_cast<std::int64_t>(v.first) + 1) * (std::int64_t{1} << (v.second - 1));
                          return static_cast<std::int32_t>(std::clamp<std::int64_t>(x, kMin32, kMax32));
                        })},
       {3, rc::gen::arbitrary<std::int32_t>()},
