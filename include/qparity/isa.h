@@ -5,8 +5,10 @@
 // The scalar path is always compiled and always enabled. Dispatching entry points use the highest
 // enabled ISA; the forced-ISA overloads run exactly the ISA they are given (or throw).
 //
-// QPARITY_ISA: the name of the highest ISA allowed ("scalar", "sse41", "avx2", "avx512"), read once
-// at first use, like ONEDNN_MAX_CPU_ISA. An unknown name is an error reported on first use.
+// QPARITY_ISA: the name of the highest ISA allowed ("scalar", "sse41", "avx2", "avxvnni", "avx512",
+// "avx512vnni", "amx"), read once at first use, like ONEDNN_MAX_CPU_ISA; every ISA up to and
+// including the named one in the order of Isa stays allowed. An unknown name is an error reported
+// on first use.
 #pragma once
 
 #include <cstdint>
@@ -15,22 +17,31 @@
 
 namespace qparity {
 
-/// One bit per path, ordered by capability (a higher bit is a more capable path).
+/// One bit per path, ordered by capability (a higher bit is a more capable path). The order is
+/// total, but a CPU may support a path without the lower ones: AVX-VNNI (VEX-encoded VPDPBUSD,
+/// Alder Lake) sits between AVX2 and AVX-512, and a Zen 4 has AVX-512 VNNI without AVX-VNNI.
+/// Each path includes the levels its definition names, not every lower bit.
 enum class Isa : std::uint32_t {
-  kScalar = 1u << 0,  ///< portable C++ (the reference formulas, compiled for the baseline)
-  kSse41 = 1u << 1,   ///< SSE4.1
-  kAvx2 = 1u << 2,    ///< AVX2
-  kAvx512 = 1u << 3,  ///< AVX-512 F+BW+DQ+VL (Skylake-X level)
+  kScalar = 1u << 0,      ///< portable C++ (the reference formulas, compiled for the baseline)
+  kSse41 = 1u << 1,       ///< SSE4.1
+  kAvx2 = 1u << 2,        ///< AVX2 + BMI2
+  kAvxVnni = 1u << 3,     ///< kAvx2 + AVX-VNNI
+  kAvx512 = 1u << 4,      ///< AVX-512 F+BW+DQ+VL (Skylake-X level) + kAvx2
+  kAvx512Vnni = 1u << 5,  ///< kAvx512 + AVX-512 VNNI (Cascade Lake, Zen 4)
+  kAmx = 1u << 6,         ///< kAvx512Vnni + AMX-TILE + AMX-INT8, with the OS permission granted
 };
 
 using IsaMask = std::uint32_t;
 
 inline constexpr IsaMask mask_of(Isa isa) { return static_cast<IsaMask>(isa); }
 
+/// Every ISA up to and including `isa` in the order of Isa: what QPARITY_ISA=<isa> allows.
+inline constexpr IsaMask isas_up_to(Isa isa) { return (mask_of(isa) << 1) - 1; }
+
 /// Every Isa value, lowest first.
 const std::vector<Isa>& all_isas();
 
-/// "scalar", "sse41", "avx2", "avx512".
+/// "scalar", "sse41", "avx2", "avxvnni", "avx512", "avx512vnni", "amx".
 const char* to_string(Isa isa);
 
 /// Parses a name printed by to_string; throws qparity::InvalidArgument listing the names otherwise.
@@ -39,7 +50,10 @@ Isa isa_from_string(const std::string& name);
 /// ISAs compiled into this build of the library.
 IsaMask compiled_isas();
 
-/// compiled_isas() restricted to what this CPU and OS support (CPUID + XGETBV).
+/// compiled_isas() restricted to what this CPU and OS support (CPUID + XGETBV). kAmx also needs
+/// the Linux per-process permission for the AMX tile data state, which the first call requests
+/// (only on a CPU whose CPUID and XCR0 report AMX); if the kernel lacks or refuses it, kAmx is
+/// simply not supported.
 IsaMask supported_isas();
 
 /// supported_isas() restricted by QPARITY_ISA and by set_isa_mask_for_testing().

@@ -1,6 +1,7 @@
 // Vectorized requantization of int32 accumulator arrays (compiled library, qparity::qparity).
 //
-// Every path (scalar, SSE4.1, AVX2, AVX-512) computes exactly
+// Every path (scalar, SSE4.1, AVX2, AVX-512; the AVX-VNNI, AVX-512 VNNI and AMX paths reuse the
+// AVX2 and AVX-512 kernels, see requantize_kernel_isa) computes exactly
 //   dst[r][c] = saturating_cast<Out>(requantize_to_output<Policy>(acc[r][c], params[c or 0], output))
 // i.e. bit-identical to the header-only reference (policies.h, output_stage.h); the test suite
 // proves it exhaustively over all 2^32 accumulators for a set of parameters on every ISA.
@@ -39,9 +40,15 @@ template <class Out>
 void requantize(const RequantizeArgs& args, Out* dst);
 
 /// Same, on exactly `isa`; throws qparity::InvalidArgument if `isa` is not in supported_isas().
-/// (The test mask and QPARITY_ISA do not apply: this is how tests force each path.)
+/// (The test mask and QPARITY_ISA do not apply: this is how tests force each path.) A path without
+/// requantization code of its own runs requantize_kernel_isa(isa)'s kernels.
 template <class Out>
 void requantize(Isa isa, const RequantizeArgs& args, Out* dst);
+
+/// The ISA whose requantization kernels the path `isa` runs: `isa` itself for scalar, sse41, avx2
+/// and avx512; avx2 for avxvnni; avx512 for avx512vnni and amx (their dot-product instructions
+/// serve GEMM, not requantization). Throws qparity::InvalidArgument for a value that is not an Isa.
+Isa requantize_kernel_isa(Isa isa);
 
 extern template void requantize<std::int8_t>(const RequantizeArgs&, std::int8_t*);
 extern template void requantize<std::uint8_t>(const RequantizeArgs&, std::uint8_t*);

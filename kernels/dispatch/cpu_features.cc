@@ -32,9 +32,11 @@ CpuFeatures detect() {
     const std::uint64_t xcr0 = read_xcr0();
     f.os_avx = avx && (xcr0 & 0x6) == 0x6;                  // SSE + AVX state
     f.os_avx512 = f.os_avx && (xcr0 & 0xE0) == 0xE0;       // opmask, ZMM_Hi256, Hi16_ZMM
+    f.os_amx = (xcr0 & 0x60000) == 0x60000;                // XTILECFG, XTILEDATA
   }
   if (max_leaf >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
+    const unsigned max_subleaf_7 = a;
     f.avx2 = f.os_avx && ((b >> 5) & 1);
     f.bmi2 = (b >> 8) & 1;
     f.avx512f = f.os_avx512 && ((b >> 16) & 1);
@@ -44,8 +46,12 @@ CpuFeatures detect() {
     f.avx512vnni = f.os_avx512 && ((c >> 11) & 1);
     f.amx_tile = (d >> 24) & 1;
     f.amx_int8 = (d >> 25) & 1;
-    __cpuid_count(7, 1, a, b, c, d);
-    f.avxvnni = f.os_avx && ((a >> 4) & 1);
+    // Sub-leaf 1 exists only when sub-leaf 0 reports it in EAX; reading a sub-leaf beyond that is
+    // not guaranteed to return zeros on every vendor or hypervisor.
+    if (max_subleaf_7 >= 1) {
+      __cpuid_count(7, 1, a, b, c, d);
+      f.avxvnni = f.os_avx && ((a >> 4) & 1);
+    }
   }
   return f;
 }

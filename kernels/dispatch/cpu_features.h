@@ -4,6 +4,9 @@
 namespace qparity {
 namespace internal {
 
+/// Each CPU flag is true only when the OS also saves the register state it needs (XCR0), except
+/// the AMX flags: whether AMX is usable also depends on os_amx and on the per-process permission
+/// (amx_permission.h), which the ISA bookkeeping (isa.cc) combines.
 struct CpuFeatures {
   bool sse41 = false;
   bool avx2 = false;
@@ -13,12 +16,13 @@ struct CpuFeatures {
   bool avx512bw = false;
   bool avx512dq = false;
   bool avx512vl = false;
-  bool avx512vnni = false;
-  bool avxvnni = false;
-  bool amx_tile = false;
-  bool amx_int8 = false;
-  bool os_avx = false;     ///< XCR0 enables the YMM state
-  bool os_avx512 = false;  ///< XCR0 enables the opmask and ZMM states
+  bool avx512vnni = false;  ///< CPUID.(EAX=7,ECX=0):ECX[11]
+  bool avxvnni = false;     ///< CPUID.(EAX=7,ECX=1):EAX[4]
+  bool amx_tile = false;    ///< CPUID.(EAX=7,ECX=0):EDX[24]
+  bool amx_int8 = false;    ///< CPUID.(EAX=7,ECX=0):EDX[25]
+  bool os_avx = false;      ///< XCR0 enables the SSE and YMM states (bits 1, 2)
+  bool os_avx512 = false;   ///< ... and the opmask and ZMM states (bits 5, 6, 7)
+  bool os_amx = false;      ///< XCR0 enables XTILECFG and XTILEDATA (bits 17, 18)
 };
 
 /// Detected once (thread-safe) and cached.

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "kernels/dispatch/amx_permission.h"
 #include "kernels/dispatch/cpu_features.h"
+#include "kernels/dispatch/isa_levels.h"
 #include "qparity/error.h"
 
 namespace qparity {
@@ -19,30 +21,32 @@ constexpr IsaMask kCompiled = mask_of(Isa::kScalar)
 #ifdef QPARITY_HAVE_AVX2
                               | mask_of(Isa::kAvx2)
 #endif
+#ifdef QPARITY_HAVE_AVXVNNI
+                              | mask_of(Isa::kAvxVnni)
+#endif
 #ifdef QPARITY_HAVE_AVX512
                               | mask_of(Isa::kAvx512)
+#endif
+#ifdef QPARITY_HAVE_AVX512VNNI
+                              | mask_of(Isa::kAvx512Vnni)
+#endif
+#ifdef QPARITY_HAVE_AMX
+                              | mask_of(Isa::kAmx)
 #endif
     ;
 
 std::atomic<IsaMask> g_test_mask{0};
 
 IsaMask detect_supported() {
-  const internal::CpuFeatures& f = internal::cpu_features();
-  IsaMask m = mask_of(Isa::kScalar);
-  if (f.sse41) m |= mask_of(Isa::kSse41);
-  if (f.avx2 && f.bmi2) m |= mask_of(Isa::kAvx2);
-  if (f.avx512f && f.avx512bw && f.avx512dq && f.avx512vl && f.avx2 && f.bmi2) {
-    m |= mask_of(Isa::kAvx512);
-  }
-  return m & kCompiled;
+  return internal::supported_isa_levels(internal::cpu_features(), kCompiled,
+                                        internal::amx_permission_granted);
 }
 
 // Every ISA up to and including the one named by QPARITY_ISA (all of them when unset).
 IsaMask environment_cap() {
   const char* env = std::getenv("QPARITY_ISA");
   if (env == nullptr || *env == '\0') return ~IsaMask{0};
-  const Isa cap = isa_from_string(env);  // throws InvalidArgument for an unknown name
-  return (mask_of(cap) << 1) - 1;
+  return isas_up_to(isa_from_string(env));  // throws InvalidArgument for an unknown name
 }
 
 IsaMask highest_bit(IsaMask m) {
@@ -54,7 +58,8 @@ IsaMask highest_bit(IsaMask m) {
 }  // namespace
 
 const std::vector<Isa>& all_isas() {
-  static const std::vector<Isa> v = {Isa::kScalar, Isa::kSse41, Isa::kAvx2, Isa::kAvx512};
+  static const std::vector<Isa> v = {Isa::kScalar,  Isa::kSse41,       Isa::kAvx2, Isa::kAvxVnni,
+                                     Isa::kAvx512, Isa::kAvx512Vnni, Isa::kAmx};
   return v;
 }
 
@@ -63,7 +68,10 @@ const char* to_string(Isa isa) {
     case Isa::kScalar: return "scalar";
     case Isa::kSse41: return "sse41";
     case Isa::kAvx2: return "avx2";
+    case Isa::kAvxVnni: return "avxvnni";
     case Isa::kAvx512: return "avx512";
+    case Isa::kAvx512Vnni: return "avx512vnni";
+    case Isa::kAmx: return "amx";
   }
   return "?";
 }

@@ -14,27 +14,31 @@ namespace qparity {
 namespace {
 
 const internal::RequantizeKernels& kernels_for(Isa isa) {
-  static const internal::RequantizeKernels scalar = internal::requantize_kernels_scalar();
+  // One function-local static per case: a getter is compiled with its ISA's flags and may use
+  // that ISA's instructions, so it must only run once the ISA is known to be supported.
+  switch (requantize_kernel_isa(isa)) {
 #ifdef QPARITY_HAVE_SSE41
-  static const internal::RequantizeKernels sse41 = internal::requantize_kernels_sse41();
+    case Isa::kSse41: {
+      static const internal::RequantizeKernels k = internal::requantize_kernels_sse41();
+      return k;
+    }
 #endif
 #ifdef QPARITY_HAVE_AVX2
-  static const internal::RequantizeKernels avx2 = internal::requantize_kernels_avx2();
+    case Isa::kAvx2: {
+      static const internal::RequantizeKernels k = internal::requantize_kernels_avx2();
+      return k;
+    }
 #endif
 #ifdef QPARITY_HAVE_AVX512
-  static const internal::RequantizeKernels avx512 = internal::requantize_kernels_avx512();
+    case Isa::kAvx512: {
+      static const internal::RequantizeKernels k = internal::requantize_kernels_avx512();
+      return k;
+    }
 #endif
-  switch (isa) {
-#ifdef QPARITY_HAVE_SSE41
-    case Isa::kSse41: return sse41;
-#endif
-#ifdef QPARITY_HAVE_AVX2
-    case Isa::kAvx2: return avx2;
-#endif
-#ifdef QPARITY_HAVE_AVX512
-    case Isa::kAvx512: return avx512;
-#endif
-    default: return scalar;
+    default: {
+      static const internal::RequantizeKernels k = internal::requantize_kernels_scalar();
+      return k;
+    }
   }
 }
 
@@ -117,6 +121,25 @@ bool prepare(const RequantizeArgs& in, const Out* dst, RequantizeArgs* out) {
 }
 
 }  // namespace
+
+// Why the VNNI and AMX paths map down: their instructions are int8 dot products, used by the GEMM
+// micro-kernels; requantization has no use for them, so these paths run the best requantization
+// code their definition (include/qparity/isa.h) includes.
+Isa requantize_kernel_isa(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar:
+    case Isa::kSse41:
+    case Isa::kAvx2:
+    case Isa::kAvx512: return isa;
+    case Isa::kAvxVnni: return Isa::kAvx2;
+    case Isa::kAvx512Vnni:
+    case Isa::kAmx: return Isa::kAvx512;
+  }
+  std::string allowed;
+  for (Isa i : all_isas()) allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(i));
+  throw InvalidArgument("qparity: isa = " + std::to_string(mask_of(isa)) +
+                        " is not an Isa value; allowed: " + allowed);
+}
 
 template <class Out>
 void requantize(Isa isa, const RequantizeArgs& args, Out* dst) {

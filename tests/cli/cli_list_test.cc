@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "qparity/isa.h"
 #include "qparity/reference.h"
 
 namespace qparity_cli_test {
@@ -21,6 +22,20 @@ TEST(CliVersion, PrintsTheLibraryVersion) {
                                std::to_string(qparity::kVersionPatch);
   EXPECT_EQ(r.out.compare(0, expected.size(), expected), 0) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(CliVersion, ListsTheCompiledSimdPathsAndTheActiveOne) {
+  std::string compiled;
+  for (qparity::Isa isa : qparity::all_isas()) {
+    if ((qparity::compiled_isas() & qparity::mask_of(isa)) == 0) continue;
+    compiled += (compiled.empty() ? "" : ", ") + std::string(qparity::to_string(isa));
+  }
+  // The tool runs in this process's environment, so under the same QPARITY_ISA cap.
+  const std::string expected = "(SIMD paths compiled: " + compiled + "; active on this CPU: " +
+                               qparity::to_string(qparity::active_isa()) + ")";
+  const CliResult r = run_cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, expected)) << "expected " << expected << "\n" << r.out;
 }
 
 TEST(CliHelp, TopLevelListsEveryCommand) {

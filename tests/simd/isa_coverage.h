@@ -2,8 +2,9 @@
 // for_each_supported_isa(), which records each path it runs. A GoogleTest global environment
 // (isa_coverage.cc, linked into every SIMD test binary) then fails the run
 //   * at start-up, if QPARITY_EXPECT_ISAS (comma-separated ISA names, e.g.
-//     "scalar,sse41,avx2,avx512") names an ISA that is not in supported_isas(): CI sets it so that
-//     a path silently missing from the build or from the runner's CPU is a failure, not a skip;
+//     "scalar,sse41,avx2,avx512,avx512vnni") names an ISA that is not in supported_isas(): CI sets
+//     it so that a path silently missing from the build or from the runner's CPU is a failure, not
+//     a skip;
 //   * at exit, if the process ran at least one ISA sweep and some ISA in supported_isas() was
 //     never exercised (ctest runs each GoogleTest case in its own process, so the check applies
 //     per case; a process that runs no sweep, e.g. an argument-validation case, is not checked).

@@ -6,22 +6,25 @@
 //   default OutputParams (the raw core), per-tensor, against
 //       saturating_cast<int32_t>(requantize_to_output<Policy>(acc, params, OutputParams{})).
 //   The reference is computed once per chunk of 2^14 accumulators and every SIMD path in
-//   supported_isas() is compared with it bit for bit. The scalar path (whose kernel is that same
-//   expression, element by element) is compared on every kScalarSampleStride-th chunk only.
+//   supported_isas() is compared with it bit for bit. Compared on every kScalarSampleStride-th
+//   chunk only: the scalar path (whose kernel is that same expression, element by element) and the
+//   paths without requantization kernels of their own (avxvnni, avx512vnni, amx: they run the
+//   kernels of requantize_kernel_isa(isa), which are compared on every chunk; the sampled chunks
+//   check that they are dispatched to correct kernels).
 //
 // NarrowOutputs.AllOutputStages/<core>
 //   Output zero points and clamps for int8/uint8/int16/int32 outputs, per-tensor and per-channel,
-//   all four ISAs. Accumulators: every int32 in [-2^16, 2^16], 4096 values at each end of the
+//   every supported ISA. Accumulators: every int32 in [-2^16, 2^16], 4096 values at each end of the
 //   int32 range and +-2^e + d for e in [17, 31], d in [-64, 64]; for int8 outputs additionally
 //   every int32 in [-2^20, 2^20]. Per-channel runs use the 16 parameter sets as 16 channels with
 //   the accumulators rotated across columns, so every (accumulator, parameter set) pair occurs.
 //
-// Cost: the reference and the three SIMD paths each take 0.1-0.5 ns per accumulator, so this file
-// is tuned: compiled with -O3; the reference loop is compiled for the baseline and, through the
-// `target` attribute, for AVX2 and AVX-512, and each core uses whichever runs fastest on this CPU
-// (all are the unmodified header code, inlined and auto-vectorized, and are checked to agree);
-// accumulator generation and the comparison of all paths' results are single vectorized passes
-// over chunks of 2^14 accumulators that stay in L2. For F32
+// Cost: the reference and each SIMD path with kernels of its own take 0.1-0.5 ns per accumulator,
+// so this file is tuned: compiled with -O3; the reference loop is compiled for the baseline and,
+// through the `target` attribute, for AVX2 and AVX-512, and each core uses whichever runs fastest
+// on this CPU (all are the unmodified header code, inlined and auto-vectorized, and are checked to
+// agree); accumulator generation and the comparison of all paths' results are single vectorized
+// passes over chunks of 2^14 accumulators that stay in L2. For F32
 // and F32-ZPF the reference is evaluated once per run of consecutive accumulators with equal
 // float(acc): that conversion is the first step of both policies (policy_float.h), so the value
 // is the same for the whole run (the run boundaries are found with float() itself); every SIMD
@@ -260,6 +263,9 @@ std::string describe(RoundingCore core, const RequantParams& p) {
   return buf;
 }
 
+/// Paths compared on a sample of the chunks only (see the file comment).
+bool sampled_only(Isa isa) { return isa == Isa::kScalar || requantize_kernel_isa(isa) != isa; }
+
 class Exhaustive : public ::testing::TestWithParam<ExhaustiveCase> {};
 
 TEST_P(Exhaustive, AllInt32Accumulators) {
@@ -309,12 +315,14 @@ TEST_P(Exhaustive, AllInt32Accumulators) {
       reference(p, base, want.data(), kChunk);
       t_reference += seconds_since(t0);
 
-      // Every SIMD path on every chunk; the scalar path on every kScalarSampleStride-th chunk.
+      // Every SIMD path with kernels of its own on every chunk; the others on every
+      // kScalarSampleStride-th chunk.
+      const bool sample_chunk = c % kScalarSampleStride == 0;
       std::vector<const std::int32_t*> ran;
       std::size_t slot = 0;  // for_each_supported_isa visits `isas` in order
       for_each_supported_isa([&](Isa isa) {
         std::vector<std::int32_t>& out = got[slot++];
-        if (isa == Isa::kScalar && c % kScalarSampleStride != 0) return;
+        if (sampled_only(isa) && !sample_chunk) return;
         requantize<std::int32_t>(isa, args, out.data());
         ran.push_back(out.data());
         ++compared;
@@ -326,7 +334,7 @@ TEST_P(Exhaustive, AllInt32Accumulators) {
       }
       if (differs) {
         for (std::size_t k2 = 0; k2 < isas.size(); ++k2) {
-          if (isas[k2] == Isa::kScalar && c % kScalarSampleStride != 0) continue;
+          if (sampled_only(isas[k2]) && !sample_chunk) continue;
           report(isas[k2], got[k2]);
         }
       }

@@ -11,7 +11,8 @@
 //    reference), and gemmlowp's own fixedpoint.h as a second oracle for DR-AZ when available.
 //  * Dispatch.*: the dispatching entry equals the forced-ISA entry; set_isa_mask_for_testing
 //    selects the active ISA; the QPARITY_ISA cap, tested by re-running this binary in a child
-//    process with QPARITY_ISA set (the variable is read once per process).
+//    process with QPARITY_ISA set (the variable is read once per process); the requantization
+//    kernels each ISA runs (the VNNI and AMX paths reuse the AVX2 and AVX-512 kernels).
 //  * InvalidArgs.*: bad input to the public entry throws qparity::InvalidArgument naming the
 //    parameter.
 #include <gtest/gtest.h>
@@ -50,14 +51,16 @@ using qparity_test::for_each_supported_isa;
 constexpr std::int32_t kMin32 = std::numeric_limits<std::int32_t>::min();
 constexpr std::int32_t kMax32 = std::numeric_limits<std::int32_t>::max();
 
-// ---- child mode: report active_isa() under the inherited QPARITY_ISA and exit ------------------
+// ---- child mode: report active_isa() and enabled_isas() under the inherited QPARITY_ISA, exit --
 // Dispatch.EnvironmentCap runs this binary again with QPARITY_SIMD_TEST_PRINT_ACTIVE_ISA=1.
 
 int run_child_mode_if_requested() {
   const char* flag = std::getenv("QPARITY_SIMD_TEST_PRINT_ACTIVE_ISA");
   if (flag == nullptr || std::string(flag) != "1") return 0;
   try {
-    std::printf("active=%s\n", to_string(active_isa()));
+    const Isa active = active_isa();
+    std::printf("active=%s enabled=%s\n", to_string(active),
+                qparity_test::isa_mask_names(enabled_isas()).c_str());
   } catch (const InvalidArgument& e) {
     std::printf("InvalidArgument: %s\n", e.what());
   }
@@ -515,7 +518,7 @@ TEST(Dispatch, DispatchingEntryEqualsActiveIsa) {
   for_each_supported_isa([&](Isa isa) {
     // Only `isa` (scalar stays enabled) and everything up to `isa`: both select `isa` unless
     // QPARITY_ISA caps it lower.
-    for (IsaMask mask : {mask_of(isa), (mask_of(isa) << 1) - 1}) {
+    for (IsaMask mask : {mask_of(isa), isas_up_to(isa)}) {
       set_isa_mask_for_testing(mask);
       const IsaMask expected = (allowed & mask) | mask_of(Isa::kScalar);
       EXPECT_EQ(enabled_isas(), expected) << "mask " << mask;
@@ -557,20 +560,28 @@ std::string run_child(const std::string& exe, const std::string& isa_env) {
   return out;
 }
 
+/// What the child prints when QPARITY_ISA allows `cap_mask`: the highest allowed supported ISA and
+/// every allowed supported one.
+std::string expected_child_output(IsaMask cap_mask) {
+  const IsaMask enabled = (supported_isas() & cap_mask) | mask_of(Isa::kScalar);
+  Isa active = Isa::kScalar;
+  for (Isa isa : all_isas()) {
+    if (enabled & mask_of(isa)) active = isa;
+  }
+  return std::string("active=") + to_string(active) +
+         " enabled=" + qparity_test::isa_mask_names(enabled) + "\n";
+}
+
 TEST(Dispatch, EnvironmentCap) {
   const std::string exe = self_executable();
   ASSERT_FALSE(exe.empty()) << "cannot locate this test binary (/proc/self/exe) to re-run it";
+  // Every name, including those this CPU lacks (a cap above the CPU runs the best supported path
+  // below the cap: on a Zen 4, QPARITY_ISA=avxvnni runs avx2, QPARITY_ISA=amx avx512vnni).
   for (Isa cap : all_isas()) {
-    Isa expected = Isa::kScalar;
-    for (Isa isa : qparity_test::supported_isa_list()) {
-      if (mask_of(isa) <= mask_of(cap)) expected = isa;
-    }
-    EXPECT_EQ(run_child(exe, to_string(cap)), std::string("active=") + to_string(expected) + "\n")
+    EXPECT_EQ(run_child(exe, to_string(cap)), expected_child_output(isas_up_to(cap)))
         << "QPARITY_ISA=" << to_string(cap);
   }
-  Isa highest = Isa::kScalar;
-  for (Isa isa : qparity_test::supported_isa_list()) highest = isa;
-  EXPECT_EQ(run_child(exe, ""), std::string("active=") + to_string(highest) + "\n") << "QPARITY_ISA empty";
+  EXPECT_EQ(run_child(exe, ""), expected_child_output(~IsaMask{0})) << "QPARITY_ISA empty";
   const std::string bad = run_child(exe, "avx9000");
   EXPECT_NE(bad.find("InvalidArgument"), std::string::npos) << bad;
   EXPECT_NE(bad.find("avx9000"), std::string::npos) << bad;
@@ -697,6 +708,23 @@ TEST(InvalidArgs, OutputParameters) {
   expect_invalid([&] { requantize<std::int8_t>(a, v.dst.data()); }, "qmin");
   a.output = OutputParams{0, 0, 256};
   expect_invalid([&] { requantize<std::uint8_t>(Isa::kScalar, a, u8.data()); }, "qmax");
+}
+
+TEST(Dispatch, RequantizeKernelIsa) {
+  EXPECT_EQ(requantize_kernel_isa(Isa::kScalar), Isa::kScalar);
+  EXPECT_EQ(requantize_kernel_isa(Isa::kSse41), Isa::kSse41);
+  EXPECT_EQ(requantize_kernel_isa(Isa::kAvx2), Isa::kAvx2);
+  EXPECT_EQ(requantize_kernel_isa(Isa::kAvxVnni), Isa::kAvx2);
+  EXPECT_EQ(requantize_kernel_isa(Isa::kAvx512), Isa::kAvx512);
+  EXPECT_EQ(requantize_kernel_isa(Isa::kAvx512Vnni), Isa::kAvx512);
+  EXPECT_EQ(requantize_kernel_isa(Isa::kAmx), Isa::kAvx512);
+  // On this machine, forcing any supported ISA runs kernels that are supported too (for every
+  // feature set: IsaLevels.KernelsOfEverySupportedPathAreSupported).
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    EXPECT_NE(supported_isas() & mask_of(requantize_kernel_isa(isa)), 0u) << to_string(isa);
+  }
+  expect_invalid([] { requantize_kernel_isa(static_cast<Isa>(1u << 7)); }, "isa");
+  expect_invalid([] { requantize_kernel_isa(static_cast<Isa>(3)); }, "isa");
 }
 
 TEST(InvalidArgs, UnsupportedForcedIsa) {
