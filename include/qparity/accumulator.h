@@ -16,9 +16,37 @@
 #include <cstdint>
 #include <string>
 
+#include "qparity/error.h"
 #include "qparity/fixed_point.h"
 
 namespace qparity {
+
+/// Run-time identity of an accumulator model (the types below give the semantics). Presets and the
+/// compiled kernels take an AccumulatorSpec; the reference takes the type.
+enum class AccumulatorKind : std::uint8_t {
+  kInt32,           ///< Int32Accumulator
+  kInt64,           ///< Int64Accumulator
+  kSaturating,      ///< SaturatingAccumulator<bits>
+  kWrapping,        ///< WrappingAccumulator<bits>
+  kPairSaturating,  ///< Int16PairSaturatingAccumulator (x86 VPMADDUBSW)
+};
+
+struct AccumulatorSpec {
+  AccumulatorKind kind = AccumulatorKind::kInt32;
+  int bits = 32;  ///< kSaturating: [16, 48]; kWrapping: [16, 64]; otherwise 32 (64 for kInt64)
+};
+
+inline std::string to_string(AccumulatorSpec a) {
+  switch (a.kind) {
+    case AccumulatorKind::kInt32: return "int32";
+    case AccumulatorKind::kInt64: return "int64";
+    case AccumulatorKind::kSaturating: return "sat" + std::to_string(a.bits);
+    case AccumulatorKind::kWrapping: return "wrap" + std::to_string(a.bits);
+    case AccumulatorKind::kPairSaturating: return "pairsat16";
+  }
+  return "?";
+}
+
 
 /// Exact int32 accumulation with two's-complement wrap-around: every term and the bias are added
 /// modulo 2^32. What TFLite, gemmlowp, ruy, XNNPACK, CMSIS-NN and VNNI (VPDPBUSD) hardware compute
@@ -26,6 +54,7 @@ namespace qparity {
 struct Int32Accumulator {
   static std::string name() { return "int32"; }
   static constexpr int kBits = 32;
+  static constexpr AccumulatorSpec kSpec{AccumulatorKind::kInt32, 32};
   template <class A, class B>
   static std::int64_t dot(A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
                           std::int64_t bias) {
@@ -44,6 +73,7 @@ struct Int32Accumulator {
 struct Int64Accumulator {
   static std::string name() { return "int64"; }
   static constexpr int kBits = 64;
+  static constexpr AccumulatorSpec kSpec{AccumulatorKind::kInt64, 64};
   template <class A, class B>
   static std::int64_t dot(A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
                           std::int64_t bias) {
@@ -56,6 +86,38 @@ struct Int64Accumulator {
   }
 };
 
+namespace detail {
+
+/// SaturatingAccumulator<bits>::dot with the depth as a run-time value (bits in [16, 48]).
+template <class A, class B>
+std::int64_t saturating_dot(int bits, A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
+                            std::int64_t bias) {
+  const std::int64_t lo = -(std::int64_t{1} << (bits - 1));
+  const std::int64_t hi = (std::int64_t{1} << (bits - 1)) - 1;
+  std::int64_t acc = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::int64_t term = static_cast<std::int64_t>(static_cast<std::int32_t>(a[i]) - a_zp) *
+                              (static_cast<std::int32_t>(b[i]) - b_zp);
+    acc = clamp_i64(acc + term, lo, hi);
+  }
+  return clamp_i64(acc + clamp_i64(bias, lo, hi), lo, hi);
+}
+
+/// WrappingAccumulator<bits>::dot with the width as a run-time value (bits in [16, 64]).
+template <class A, class B>
+std::int64_t wrapping_dot(int bits, A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
+                          std::int64_t bias) {
+  std::uint64_t acc = static_cast<std::uint64_t>(bias);
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::int64_t term = static_cast<std::int64_t>(static_cast<std::int32_t>(a[i]) - a_zp) *
+                              (static_cast<std::int32_t>(b[i]) - b_zp);
+    acc += static_cast<std::uint64_t>(term);
+  }
+  return wrap_to_bits(acc, bits);
+}
+
+}  // namespace detail
+
 /// An N-bit accumulator (16 <= N <= 48) that SATURATES after every addition: products are added in
 /// index order, then the bias (TOSA CONV2D order: the bias is added to the finished sum), each
 /// addition clamped to [-2^(N-1), 2^(N-1) - 1]. Models NPU accumulation buffers with a saturating
@@ -64,19 +126,14 @@ template <int N>
 struct SaturatingAccumulator {
   static_assert(N >= 16 && N <= 48, "SaturatingAccumulator<N>: N must be in [16, 48]");
   static constexpr int kBits = N;
+  static constexpr AccumulatorSpec kSpec{AccumulatorKind::kSaturating, N};
   static std::string name() { return "sat" + std::to_string(N); }
   static constexpr std::int64_t kMin = -(std::int64_t{1} << (N - 1));
   static constexpr std::int64_t kMax = (std::int64_t{1} << (N - 1)) - 1;
   template <class A, class B>
   static std::int64_t dot(A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
                           std::int64_t bias) {
-    std::int64_t acc = 0;
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::int64_t term = static_cast<std::int64_t>(static_cast<std::int32_t>(a[i]) - a_zp) *
-                                (static_cast<std::int32_t>(b[i]) - b_zp);
-      acc = clamp_i64(acc + term, kMin, kMax);
-    }
-    return clamp_i64(acc + clamp_i64(bias, kMin, kMax), kMin, kMax);
+    return detail::saturating_dot(N, a, b, k, a_zp, b_zp, bias);
   }
 };
 
@@ -87,23 +144,11 @@ struct WrappingAccumulator {
   static_assert(N >= 16 && N <= 64, "WrappingAccumulator<N>: N must be in [16, 64]");
   static std::string name() { return "wrap" + std::to_string(N); }
   static constexpr int kBits = N;
+  static constexpr AccumulatorSpec kSpec{AccumulatorKind::kWrapping, N};
   template <class A, class B>
   static std::int64_t dot(A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
                           std::int64_t bias) {
-    std::uint64_t acc = static_cast<std::uint64_t>(bias);
-    for (std::size_t i = 0; i < k; ++i) {
-      const std::int64_t term = static_cast<std::int64_t>(static_cast<std::int32_t>(a[i]) - a_zp) *
-                                (static_cast<std::int32_t>(b[i]) - b_zp);
-      acc += static_cast<std::uint64_t>(term);
-    }
-    if constexpr (N == 64) {
-      return static_cast<std::int64_t>(acc);
-    } else {
-      const std::uint64_t m = std::uint64_t{1} << N;
-      acc &= m - 1;
-      const std::int64_t v = static_cast<std::int64_t>(acc);
-      return v >= static_cast<std::int64_t>(m >> 1) ? v - static_cast<std::int64_t>(m) : v;
-    }
+    return detail::wrapping_dot(N, a, b, k, a_zp, b_zp, bias);
   }
 };
 
@@ -121,6 +166,7 @@ template <bool SignedActivations>
 struct Int16PairSaturatingAccumulator {
   static std::string name() { return SignedActivations ? "pairsat16-s8" : "pairsat16-u8"; }
   static constexpr int kBits = 32;
+  static constexpr AccumulatorSpec kSpec{AccumulatorKind::kPairSaturating, 32};
   template <class A, class B>
   static std::int64_t dot(A a, B b, std::size_t k, std::int32_t a_zp, std::int32_t b_zp,
                           std::int64_t bias) {
@@ -150,5 +196,44 @@ struct Int16PairSaturatingAccumulator {
     return static_cast<std::int32_t>(s);
   }
 };
+
+/// Validates a run-time accumulator description; throws InvalidArgument naming `accumulator.bits`
+/// and its allowed range.
+inline void validate(AccumulatorSpec a) {
+  switch (a.kind) {
+    case AccumulatorKind::kInt32:
+    case AccumulatorKind::kPairSaturating:
+      detail::require_in_range("accumulator.bits", a.bits, 32, 32, "int32 / pairsat16 accumulators");
+      return;
+    case AccumulatorKind::kInt64:
+      detail::require_in_range("accumulator.bits", a.bits, 64, 64, "int64 accumulator");
+      return;
+    case AccumulatorKind::kSaturating:
+      detail::require_in_range("accumulator.bits", a.bits, 16, 48, "saturating accumulator depth");
+      return;
+    case AccumulatorKind::kWrapping:
+      detail::require_in_range("accumulator.bits", a.bits, 16, 64, "wrapping accumulator width");
+      return;
+  }
+  throw InvalidArgument("qparity: accumulator.kind " + std::to_string(static_cast<int>(a.kind)) +
+                        " is not a valid AccumulatorKind");
+}
+
+/// The accumulator model of `spec` applied to one dot product (the run-time form of Accum::dot).
+/// `signed_activations` selects the pairsat16 variant (the +128 shift). Assumes a validated spec.
+template <class A, class B>
+std::int64_t accumulate(AccumulatorSpec spec, bool signed_activations, A a, B b, std::size_t k,
+                        std::int32_t a_zp, std::int32_t b_zp, std::int64_t bias) {
+  switch (spec.kind) {
+    case AccumulatorKind::kInt32: return Int32Accumulator::dot(a, b, k, a_zp, b_zp, bias);
+    case AccumulatorKind::kInt64: return Int64Accumulator::dot(a, b, k, a_zp, b_zp, bias);
+    case AccumulatorKind::kSaturating: return detail::saturating_dot(spec.bits, a, b, k, a_zp, b_zp, bias);
+    case AccumulatorKind::kWrapping: return detail::wrapping_dot(spec.bits, a, b, k, a_zp, b_zp, bias);
+    case AccumulatorKind::kPairSaturating:
+      return signed_activations ? Int16PairSaturatingAccumulator<true>::dot(a, b, k, a_zp, b_zp, bias)
+                                : Int16PairSaturatingAccumulator<false>::dot(a, b, k, a_zp, b_zp, bias);
+  }
+  return 0;
+}
 
 }  // namespace qparity

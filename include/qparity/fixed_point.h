@@ -44,6 +44,16 @@ constexpr std::int32_t wrap_to_int32(std::int64_t v) noexcept {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
 }
 
+/// The two's-complement value of the low `bits` bits of v (1 <= bits <= 64): v modulo 2^bits,
+/// sign-extended, as a `bits`-wide register holding v would read.
+constexpr std::int64_t wrap_to_bits(std::uint64_t v, int bits) noexcept {
+  if (bits >= 64) return static_cast<std::int64_t>(v);
+  const std::uint64_t m = std::uint64_t{1} << bits;
+  const std::uint64_t low = v & (m - 1);
+  return low >= (m >> 1) ? static_cast<std::int64_t>(low) - static_cast<std::int64_t>(m)
+                         : static_cast<std::int64_t>(low);
+}
+
 /// Saturates an int64 to [lo, hi].
 constexpr std::int64_t clamp_i64(std::int64_t v, std::int64_t lo, std::int64_t hi) noexcept {
   return v < lo ? lo : (v > hi ? hi : v);

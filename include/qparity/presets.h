@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "qparity/accumulator.h"
 #include "qparity/error.h"
 #include "qparity/fixed_point.h"
 #include "qparity/multiplier.h"
@@ -45,31 +46,6 @@ inline const char* to_string(MultiplierDerivation d) {
     case MultiplierDerivation::kQ15Direct: return "q15-direct";
     case MultiplierDerivation::kFbgemmQ31: return "fbgemm-q31";
     case MultiplierDerivation::kFloatScale: return "float-scale";
-  }
-  return "?";
-}
-
-/// Which accumulator model a preset runs with (accumulator.h gives the semantics).
-enum class AccumulatorKind : std::uint8_t {
-  kInt32,           ///< Int32Accumulator
-  kInt64,           ///< Int64Accumulator
-  kSaturating,      ///< SaturatingAccumulator<bits>
-  kWrapping,        ///< WrappingAccumulator<bits>
-  kPairSaturating,  ///< Int16PairSaturatingAccumulator (x86 VPMADDUBSW)
-};
-
-struct AccumulatorSpec {
-  AccumulatorKind kind = AccumulatorKind::kInt32;
-  int bits = 32;
-};
-
-inline std::string to_string(AccumulatorSpec a) {
-  switch (a.kind) {
-    case AccumulatorKind::kInt32: return "int32";
-    case AccumulatorKind::kInt64: return "int64";
-    case AccumulatorKind::kSaturating: return "sat" + std::to_string(a.bits);
-    case AccumulatorKind::kWrapping: return "wrap" + std::to_string(a.bits);
-    case AccumulatorKind::kPairSaturating: return "pairsat16";
   }
   return "?";
 }

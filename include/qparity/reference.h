@@ -17,5 +17,6 @@
 #include "qparity/presets.h"
 #include "qparity/requant_params.h"
 #include "qparity/scale_composition.h"
+#include "qparity/reference_fully_connected.h"
 #include "qparity/reference_gemm.h"
 #include "qparity/version.h"

@@ -125,16 +125,12 @@ void validate_gemm(const GemmProblem<AType, OutType>& g, RoundingCore core) {
 }
 
 namespace reference {
+namespace detail {
 
-/// The reference GEMM for rounding policy `Policy` and accumulator model `Accum` (default: exact
-/// int32 with wrap-around). Validates the problem (throws InvalidArgument).
-///
-/// Accumulators wider than 32 bits are passed to the policy's requantize_wide when it has one
-/// (SR-*, Q15, F32*); for the int32-defined policies (DR-*, SR-UP-NEON) a wide accumulator is
-/// first reduced modulo 2^32, as storing it in an int32 register would.
-template <class Policy, class Accum = Int32Accumulator, class AType, class OutType>
-void gemm(const GemmProblem<AType, OutType>& g) {
-  validate_gemm(g, Policy::kCore);
+/// The reference loop; `dot(a_row, b_column, k, a_zp, b_zp, bias)` is the accumulator model and
+/// `wide` tells whether it is wider than 32 bits.
+template <class Policy, class Dot, class AType, class OutType>
+void gemm_loop(const GemmProblem<AType, OutType>& g, const Dot& dot, bool wide) {
   const std::size_t lda = g.a_row_stride ? g.a_row_stride : g.k;
   const std::size_t ldb = g.b_row_stride ? g.b_row_stride : (g.b_layout == WeightLayout::kKxN ? g.n : g.k);
   const std::size_t ldc = g.c_row_stride ? g.c_row_stride : g.n;
@@ -146,27 +142,66 @@ void gemm(const GemmProblem<AType, OutType>& g) {
       const std::int64_t bias = g.bias ? g.bias[j] : 0;
       std::int64_t acc;
       if (g.b_layout == WeightLayout::kNxK) {
-        acc = Accum::dot(a_row, g.b + j * ldb, g.k, g.a_zero_point, b_zp, bias);
+        acc = dot(a_row, g.b + j * ldb, g.k, g.a_zero_point, b_zp, bias);
       } else {
-        acc = Accum::dot(a_row, detail::StridedView<std::int8_t>{g.b + j, ldb}, g.k,
-                         g.a_zero_point, b_zp, bias);
+        acc = dot(a_row, qparity::detail::StridedView<std::int8_t>{g.b + j, ldb}, g.k,
+                  g.a_zero_point, b_zp, bias);
       }
       const RequantParams& p = g.params[g.per_channel ? j : 0];
       std::int32_t y;
-      if constexpr (Accum::kBits > 32 && Policy::kAcceptsWideInput) {
-        std::int64_t v;
-        if constexpr (Policy::kZeroPointInside) {
-          v = Policy::requantize_wide_with_zero_point(acc, p, g.output.zero_point);
+      if constexpr (Policy::kAcceptsWideInput) {
+        if (wide) {
+          std::int64_t v;
+          if constexpr (Policy::kZeroPointInside) {
+            v = Policy::requantize_wide_with_zero_point(acc, p, g.output.zero_point);
+          } else {
+            v = static_cast<std::int64_t>(Policy::requantize_wide(acc, p)) + g.output.zero_point;
+          }
+          y = static_cast<std::int32_t>(clamp_i64(v, g.output.qmin, g.output.qmax));
         } else {
-          v = static_cast<std::int64_t>(Policy::requantize_wide(acc, p)) + g.output.zero_point;
+          y = requantize_to_output<Policy>(wrap_to_int32(acc), p, g.output);
         }
-        y = static_cast<std::int32_t>(clamp_i64(v, g.output.qmin, g.output.qmax));
       } else {
         y = requantize_to_output<Policy>(wrap_to_int32(acc), p, g.output);
       }
       g.c[i * ldc + j] = saturating_cast<OutType>(y);
     }
   }
+}
+
+}  // namespace detail
+
+/// The reference GEMM for rounding policy `Policy` and accumulator model `Accum` (default: exact
+/// int32 with wrap-around). Validates the problem (throws InvalidArgument).
+///
+/// Accumulators wider than 32 bits are passed to the policy's requantize_wide when it has one
+/// (SR-*, Q15, F32*); for the int32-defined policies (DR-*, SR-UP-NEON) a wide accumulator is
+/// first reduced modulo 2^32, as storing it in an int32 register would.
+template <class Policy, class Accum = Int32Accumulator, class AType, class OutType>
+void gemm(const GemmProblem<AType, OutType>& g) {
+  validate_gemm(g, Policy::kCore);
+  detail::gemm_loop<Policy>(
+      g, [](auto a, auto b, std::size_t k, std::int32_t za, std::int32_t zb, std::int64_t bias) {
+        return Accum::dot(a, b, k, za, zb, bias);
+      },
+      Accum::kBits > 32);
+}
+
+/// The reference GEMM with the rounding core and accumulator model chosen at run time. For the
+/// pairsat16 model the activation type picks the variant (int8: +128 shift). Validates.
+template <class AType, class OutType>
+void gemm(const GemmProblem<AType, OutType>& g, RoundingCore core, AccumulatorSpec accumulator) {
+  validate(accumulator);
+  validate_gemm(g, core);
+  constexpr bool kSignedA = std::is_signed<AType>::value;
+  visit_rounding_core(core, [&](auto policy) {
+    using Policy = decltype(policy);
+    detail::gemm_loop<Policy>(
+        g, [&](auto a, auto b, std::size_t k, std::int32_t za, std::int32_t zb, std::int64_t bias) {
+          return accumulate(accumulator, kSignedA, a, b, k, za, zb, bias);
+        },
+        accumulator.bits > 32);
+  });
 }
 
 }  // namespace reference

@@ -184,3 +184,70 @@ TEST(ReferenceGemm, ValidationNamesTheParameter) {
 }
 
 }  // namespace
+
+namespace {
+
+// The run-time entry reference::gemm(g, core, spec) is the compile-time one for every pair.
+template <class Accum, class AType>
+void check_runtime_entry_matches(const AccumulatorSpec& spec, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (int t = 0; t < 20; ++t) {
+    RandomGemm<AType> r(rng);
+    for (RoundingCore core : kAllRoundingCores) {
+      if (core == RoundingCore::kQ15) {
+        for (auto& p : r.params) { p.multiplier >>= 16; p.shift += 16; }
+      }
+      std::vector<std::int8_t> by_type, by_value;
+      visit_rounding_core(core, [&](auto policy) {
+        reference::gemm<decltype(policy), Accum>(r.problem(by_type));
+      });
+      reference::gemm(r.problem(by_value), core, spec);
+      ASSERT_EQ(by_type, by_value) << to_string(core) << " " << to_string(spec) << " case " << t;
+      if (core == RoundingCore::kQ15) {
+        for (auto& p : r.params) { p.multiplier <<= 16; p.shift -= 16; }
+      }
+    }
+  }
+}
+
+TEST(ReferenceGemm, RuntimeEntryEqualsCompileTimeEntry) {
+  check_runtime_entry_matches<Int32Accumulator, std::int8_t>(Int32Accumulator::kSpec, 11);
+  check_runtime_entry_matches<Int64Accumulator, std::uint8_t>(Int64Accumulator::kSpec, 12);
+  check_runtime_entry_matches<SaturatingAccumulator<18>, std::int8_t>(SaturatingAccumulator<18>::kSpec, 13);
+  check_runtime_entry_matches<WrappingAccumulator<20>, std::uint8_t>(WrappingAccumulator<20>::kSpec, 14);
+  check_runtime_entry_matches<WrappingAccumulator<44>, std::int8_t>(WrappingAccumulator<44>::kSpec, 15);
+  check_runtime_entry_matches<Int16PairSaturatingAccumulator<true>, std::int8_t>(
+      AccumulatorSpec{AccumulatorKind::kPairSaturating, 32}, 16);
+  check_runtime_entry_matches<Int16PairSaturatingAccumulator<false>, std::uint8_t>(
+      AccumulatorSpec{AccumulatorKind::kPairSaturating, 32}, 17);
+}
+
+TEST(ReferenceGemm, RuntimeAccumulatorSpecIsValidated) {
+  std::vector<std::int8_t> a(4, 1), b(4, 1), c(1, 0);
+  RequantParams p{1 << 30, 0};
+  GemmProblem<std::int8_t, std::int8_t> g;
+  g.m = 1; g.n = 1; g.k = 4; g.a = a.data(); g.b = b.data(); g.c = c.data(); g.params = &p;
+  g.output = full_range_output(OutputType::kInt8);
+  for (AccumulatorSpec bad : {AccumulatorSpec{AccumulatorKind::kSaturating, 15},
+                              AccumulatorSpec{AccumulatorKind::kSaturating, 49},
+                              AccumulatorSpec{AccumulatorKind::kWrapping, 65},
+                              AccumulatorSpec{AccumulatorKind::kInt32, 31}}) {
+    try {
+      reference::gemm(g, RoundingCore::kDoubleRoundingAwayFromZero, bad);
+      FAIL() << "accepted " << to_string(bad);
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("accumulator.bits"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FixedPoint, WrapToBits) {
+  EXPECT_EQ(wrap_to_bits(0x7fffff, 24), 0x7fffff);
+  EXPECT_EQ(wrap_to_bits(0x800000, 24), -0x800000);
+  EXPECT_EQ(wrap_to_bits(static_cast<std::uint64_t>(-1), 16), -1);
+  EXPECT_EQ(wrap_to_bits(std::uint64_t{1} << 40, 40), 0);
+  EXPECT_EQ(wrap_to_bits(std::uint64_t{1} << 63, 64), INT64_MIN);
+  EXPECT_EQ(wrap_to_bits((std::uint64_t{1} << 39) + 5, 40), -(std::int64_t{1} << 39) + 5);
+}
+
+}  // namespace
