@@ -23,6 +23,9 @@ set(QPARITY_ISA_FLAGS_scalar "")
 set(QPARITY_ISA_FLAGS_sse41 "-msse4.1")
 set(QPARITY_ISA_FLAGS_avx2 "-mavx2;-mbmi2")
 set(QPARITY_ISA_FLAGS_avx512 "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mbmi2")
+set(QPARITY_ISA_FLAGS_avxvnni "-mavx2;-mbmi2;-mavxvnni")
+set(QPARITY_ISA_FLAGS_avx512vnni "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx512vnni;-mavx2;-mbmi2")
+set(QPARITY_ISA_FLAGS_amx "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx512vnni;-mavx2;-mbmi2;-mamx-tile;-mamx-int8")
 
 # qparity_isa_sources(<target> <isa> <sources...>): adds sources to target, compiled with the ISA's
 # flags. Each ISA has its own translation units so that no ISA-specific code leaks into code that

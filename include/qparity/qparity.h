@@ -3,9 +3,14 @@
 // Two layers:
 //  * qparity/reference.h  header-only oracle (target qparity::reference): rounding policies,
 //                         multiplier derivation, output stage, accumulator models, presets.
-//  * qparity/requantize.h compiled SIMD paths with run-time ISA dispatch (target qparity::qparity).
+//  * compiled SIMD paths with run-time ISA dispatch (target qparity::qparity):
+//      qparity/requantize.h       int32 arrays -> int8/uint8/int16 for every rounding core
+//      qparity/gemm.h             packed int8 GEMM, every core x accumulator model, tiling API
+//      qparity/fully_connected.h  TFLite FULLY_CONNECTED over gemm
 #pragma once
 
+#include "qparity/fully_connected.h"
+#include "qparity/gemm.h"
 #include "qparity/isa.h"
 #include "qparity/reference.h"
 #include "qparity/requantize.h"

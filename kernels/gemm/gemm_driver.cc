@@ -1,0 +1,515 @@
+// The GEMM driver: splits C into independent mc x nc tiles, packs A per (tile, K block) into the
+// micro-kernel's format, runs the micro-kernel over the tile, then forms the exact accumulator of
+// the chosen model and requantizes the tile with the SIMD rounding-core kernels while it is still
+// in cache.
+//
+// The identity everything rests on (all terms exact in int64, or modulo 2^32 for the int32 model):
+//   sum_k (a - za)(b - zb) = raw - (c + za) * colsum_b - zb * rowsum_a + K * za * zb
+// where raw = sum_k (a + c) * b is what the micro-kernel computes and c is the format's activation
+// offset (128 for int8 activations on the VPDPBUSD / VPMADDUBSW formats, else 0). For the
+// pairsat16 model, raw is the pair-saturated sum and the same correction is exactly how
+// Int16PairSaturatingAccumulator defines the result.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/gemm/packed_gemm_data.h"
+#include "qparity/error.h"
+#include "qparity/gemm.h"
+#include "qparity/policies.h"
+#include "rounding/requantize_kernel.h"
+
+namespace qparity {
+namespace internal {
+namespace {
+
+// One function-local static per case: each getter is compiled with its ISA's flags, so it may only
+// run on a CPU that supports that ISA (d.requant_isa always is).
+const RequantizeKernels& requantize_kernels_for(Isa isa) {
+  switch (isa) {
+#ifdef QPARITY_HAVE_SSE41
+    case Isa::kSse41: {
+      static const RequantizeKernels k = requantize_kernels_sse41();
+      return k;
+    }
+#endif
+#ifdef QPARITY_HAVE_AVX2
+    case Isa::kAvx2: {
+      static const RequantizeKernels k = requantize_kernels_avx2();
+      return k;
+    }
+#endif
+#ifdef QPARITY_HAVE_AVX512
+    case Isa::kAvx512: {
+      static const RequantizeKernels k = requantize_kernels_avx512();
+      return k;
+    }
+#endif
+    default: {
+      static const RequantizeKernels k = requantize_kernels_scalar();
+      return k;
+    }
+  }
+}
+
+/// Per-thread working memory, reused across calls (no allocation in steady state).
+struct Scratch {
+  AlignedBytes a_packed;
+  AlignedBytes acc32;     // mc x nc int32
+  AlignedBytes acc64;     // mc x nc int64 (wide model with K > kMaxKBlock)
+  AlignedBytes staged;    // mc x nc int32 handed to the requantizer (wide models)
+  std::vector<std::int64_t> row_sum;
+  std::vector<std::int64_t> row_max_abs;
+  std::vector<std::int32_t> col_init;
+  std::vector<std::int32_t> row_init;
+  struct Wide {
+    std::size_t i, j;
+    std::int64_t v;
+  };
+  std::vector<Wide> exceptions;
+};
+
+Scratch& scratch() {
+  static thread_local Scratch s;
+  return s;
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Both kernels of a PackedGemm share one packing format, so the offset depends only on d.
+template <class AType>
+std::int32_t activation_offset(const PackedGemmData& d) {
+  return (std::is_signed<AType>::value && d.kernel.format == PackFormat::kDot4) ? 128 : 0;
+}
+
+/// Packs rows [0, rows) of `a` (row stride lda), K range [k0, k0 + kgroups * G) clipped to K,
+/// into MR-row groups of the kernel's format; rows up to a multiple of MR are zero.
+template <class AType>
+void pack_a(const PackedGemmData& d, std::size_t MR, const AType* a, std::size_t lda,
+            std::size_t rows, std::size_t k0, std::size_t kgroups, std::uint8_t* dst,
+            std::size_t* row_bytes_out) {
+  const std::size_t K = d.k, G = d.group;
+  const std::size_t groups_of_rows = ceil_div(rows, MR);
+  switch (d.kernel.format) {
+    case PackFormat::kDot4: {
+      // Each row's K bytes become dwords at a stride of MR dwords; the +128 of int8 activations
+      // is an XOR of the sign bits (a + 128 mod 256 = a ^ 0x80), four bytes at a time.
+      const std::uint32_t flip = activation_offset<AType>(d) ? 0x80808080u : 0u;
+      const std::size_t k_end = std::min(K, k0 + kgroups * 4);
+      const std::size_t full = (k_end - k0) / 4;  // groups entirely inside K
+      for (std::size_t rg = 0; rg < groups_of_rows; ++rg) {
+        std::uint8_t* out = dst + rg * kgroups * MR * 4;
+        for (std::size_t r = 0; r < MR; ++r) {
+          const std::size_t row = rg * MR + r;
+          if (row >= rows) {
+            for (std::size_t g = 0; g < kgroups; ++g) std::memset(out + (g * MR + r) * 4, 0, 4);
+            continue;
+          }
+          const auto* src = reinterpret_cast<const std::uint8_t*>(a + row * lda) + k0;
+          for (std::size_t g = 0; g < full; ++g) {
+            std::uint32_t v;
+            std::memcpy(&v, src + g * 4, 4);
+            v ^= flip;
+            std::memcpy(out + (g * MR + r) * 4, &v, 4);
+          }
+          for (std::size_t g = full; g < kgroups; ++g) {  // the partial last group, then zeros
+            std::uint8_t* o = out + (g * MR + r) * 4;
+            for (std::size_t t = 0; t < 4; ++t) {
+              const std::size_t k = k0 + g * 4 + t;
+              o[t] = k < K ? static_cast<std::uint8_t>(src[g * 4 + t] ^ static_cast<std::uint8_t>(flip)) : 0;
+            }
+          }
+        }
+      }
+      break;
+    }
+    case PackFormat::kPairs16: {
+      const std::size_t k_end = std::min(K, k0 + kgroups * 2);
+      const std::size_t full = (k_end - k0) / 2;
+      for (std::size_t rg = 0; rg < groups_of_rows; ++rg) {
+        auto* out = reinterpret_cast<std::int16_t*>(dst) + rg * kgroups * MR * 2;
+        for (std::size_t r = 0; r < MR; ++r) {
+          const std::size_t row = rg * MR + r;
+          if (row >= rows) {
+            for (std::size_t g = 0; g < kgroups; ++g) out[(g * MR + r) * 2] = out[(g * MR + r) * 2 + 1] = 0;
+            continue;
+          }
+          const AType* src = a + row * lda + k0;
+          for (std::size_t g = 0; g < full; ++g) {
+            out[(g * MR + r) * 2] = static_cast<std::int16_t>(src[g * 2]);
+            out[(g * MR + r) * 2 + 1] = static_cast<std::int16_t>(src[g * 2 + 1]);
+          }
+          for (std::size_t g = full; g < kgroups; ++g) {
+            for (std::size_t t = 0; t < 2; ++t) {
+              const std::size_t k = k0 + g * 2 + t;
+              out[(g * MR + r) * 2 + t] = k < K ? static_cast<std::int16_t>(src[g * 2 + t]) : 0;
+            }
+          }
+        }
+      }
+      break;
+    }
+    case PackFormat::kRows64: {
+      const std::size_t row_bytes = (kgroups * 4 + 63) / 64 * 64;
+      *row_bytes_out = row_bytes;
+      for (std::size_t r = 0; r < groups_of_rows * MR; ++r) {
+        std::uint8_t* o = dst + r * row_bytes;
+        std::memset(o, 0, row_bytes);
+        if (r >= rows) continue;
+        const std::size_t len = std::min(kgroups * 4, K - k0);
+        std::memcpy(o, a + r * lda + k0, len);
+      }
+      break;
+    }
+  }
+  (void)G;
+}
+
+std::int8_t packed_b_at(const PackedGemmData& d, std::size_t k, std::size_t j) {
+  const std::uint8_t* panel = d.b_packed.data() + (j / kPanelCols) * d.panel_stride;
+  const std::size_t slot = ((k / d.group) * kPanelCols + j % kPanelCols) * d.group + k % d.group;
+  if (d.kernel.format == PackFormat::kPairs16) {
+    std::int16_t v;
+    std::memcpy(&v, panel + slot * 2, 2);
+    return static_cast<std::int8_t>(v);
+  }
+  return static_cast<std::int8_t>(panel[slot]);
+}
+
+/// The SaturatingAccumulator definition for one element whose partial sums may leave the range:
+/// products in index order, each addition clamped (accumulator.h, detail::saturating_dot).
+template <class AType>
+std::int64_t saturating_element(const PackedGemmData& d, const AType* a_row, std::int32_t za,
+                                std::size_t j) {
+  struct Column {
+    const PackedGemmData* d;
+    std::size_t j;
+    std::int8_t operator[](std::size_t k) const { return packed_b_at(*d, k, j); }
+  };
+  return detail::saturating_dot(d.accumulator.bits, a_row, Column{&d, j}, d.k, za,
+                                d.b_zero_point[j], d.bias[j]);
+}
+
+/// The reference's requantization of a wide (> int32) accumulator (reference_gemm.h gemm_loop).
+template <class Out>
+Out requantize_wide_element(const PackedGemmData& d, std::int64_t v, std::size_t j,
+                            const OutputParams& o) {
+  const RequantParams& p = d.params[d.per_channel ? j : 0];
+  return visit_rounding_core(d.core, [&](auto policy) -> Out {
+    using Policy = decltype(policy);
+    std::int64_t r;
+    if constexpr (!Policy::kAcceptsWideInput) {
+      return saturating_cast<Out>(requantize_to_output<Policy>(wrap_to_int32(v), p, o));
+    } else if constexpr (Policy::kZeroPointInside) {
+      r = Policy::requantize_wide_with_zero_point(v, p, o.zero_point);
+    } else {
+      r = static_cast<std::int64_t>(Policy::requantize_wide(v, p)) + o.zero_point;
+    }
+    return saturating_cast<Out>(static_cast<std::int32_t>(clamp_i64(r, o.qmin, o.qmax)));
+  });
+}
+
+template <class AType, class Out>
+void run_tile(const PackedGemmData& d, const GemmCall<AType, Out>& call, std::size_t lda,
+              std::size_t ldc, std::size_t tile, bool rows_ready) {
+  Scratch& s = scratch();
+  const Blocking bk = blocking_for(d, call.m);
+  const Ukernel& kernel = *bk.kernel;
+  const std::size_t tiles_n = ceil_div(d.n, bk.nc);
+  const std::size_t i0 = (tile / tiles_n) * bk.mc, j0 = (tile % tiles_n) * bk.nc;
+  const std::size_t rows = std::min(bk.mc, call.m - i0), cols = std::min(bk.nc, d.n - j0);
+  const std::size_t MR = kernel.mr, NR = kernel.nr;
+  const std::size_t rows_pad = ceil_div(rows, MR) * MR, cols_pad = ceil_div(cols, NR) * NR;
+  const std::size_t ld = cols_pad;
+  const AType* a = call.a + i0 * lda;
+  const std::int32_t za = call.a_zero_point;
+  const std::int64_t c_off = activation_offset<AType>(d);
+  const bool folded = d.plan == AccumulationPlan::kFoldedInt32;
+  const bool wide_chunks = !folded && d.k > kMaxKBlock;
+  const bool is_sat = d.accumulator.kind == AccumulatorKind::kSaturating;
+
+  // Everything that depends only on the tile's rows is prepared once per row block and reused by
+  // the following tiles of the same rows (rows_ready): A packed for the whole K, K block after
+  // K block, and the row statistics (sums for the weight zero point / wide correction, maximum
+  // |a - za| for the saturation bound).
+  const bool rows64 = d.kernel.format == PackFormat::kRows64;
+  auto block_bytes = [&](std::size_t kg) {
+    return rows64 ? rows_pad * ((kg * 4 + 63) / 64 * 64) : rows_pad * kg * 4;
+  };
+  const std::size_t full_block_bytes = block_bytes(d.kc);
+  if (!rows_ready) {
+    const bool need_row_sum = d.has_b_zero_point || !folded;
+    s.row_sum.assign(rows, 0);
+    s.row_max_abs.assign(rows, 0);
+    if (need_row_sum || is_sat) {
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::int64_t sum = 0, mx = 0;
+        const AType* src = a + r * lda;
+        for (std::size_t k = 0; k < d.k; ++k) {
+          sum += src[k];
+          const std::int64_t v = static_cast<std::int64_t>(src[k]) - za;
+          mx = std::max(mx, v < 0 ? -v : v);
+        }
+        s.row_sum[r] = sum;
+        s.row_max_abs[r] = mx;
+      }
+    }
+    const std::size_t blocks = ceil_div(d.kgroups, d.kc);
+    s.a_packed.resize(full_block_bytes * blocks);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t g0 = b * d.kc, kg = std::min(d.kc, d.kgroups - g0);
+      std::size_t row_bytes = 0;
+      pack_a(d, MR, a, lda, rows, g0 * d.group, kg, s.a_packed.data() + b * full_block_bytes, &row_bytes);
+    }
+  }
+
+  // Initial values folded into the micro-kernel (int32 model): everything but the products.
+  const std::int32_t* col_init = nullptr;
+  const std::int32_t* row_init = nullptr;
+  if (folded) {
+    s.col_init.assign(cols_pad, 0);
+    for (std::size_t jj = 0; jj < cols; ++jj) {
+      const std::size_t j = j0 + jj;
+      const std::uint64_t v = static_cast<std::uint64_t>(d.bias[j]) -
+                              static_cast<std::uint64_t>((c_off + za) * d.col_sum[j]) +
+                              static_cast<std::uint64_t>(static_cast<std::int64_t>(d.k) * za) *
+                                  static_cast<std::uint64_t>(static_cast<std::int64_t>(d.b_zero_point[j]));
+      s.col_init[jj] = wrap_to_int32(static_cast<std::int64_t>(v));
+    }
+    col_init = s.col_init.data();
+    if (d.has_b_zero_point && !d.b_zero_point_per_channel) {
+      s.row_init.assign(rows_pad, 0);
+      for (std::size_t r = 0; r < rows; ++r) {
+        s.row_init[r] = wrap_to_int32(-static_cast<std::int64_t>(d.b_zero_point[0]) * s.row_sum[r]);
+      }
+      row_init = s.row_init.data();
+    }
+  }
+
+  s.acc32.resize(rows_pad * ld * sizeof(std::int32_t));
+  auto* acc = reinterpret_cast<std::int32_t*>(s.acc32.data());
+  if (wide_chunks) {
+    s.acc64.resize(rows_pad * ld * sizeof(std::int64_t));
+    std::memset(s.acc64.data(), 0, s.acc64.size());
+  }
+  auto* acc64 = reinterpret_cast<std::int64_t*>(s.acc64.data());
+
+  for (std::size_t g0 = 0; g0 < d.kgroups; g0 += d.kc) {
+    const std::size_t kg = std::min(d.kc, d.kgroups - g0);
+    const std::size_t a_row_bytes = rows64 ? (kg * 4 + 63) / 64 * 64 : 0;
+    const std::uint8_t* a_block = s.a_packed.data() + (g0 / d.kc) * full_block_bytes;
+    const bool accumulate = g0 > 0 && !wide_chunks;
+    for (std::size_t jj = 0; jj < cols_pad; jj += NR) {
+      const std::uint8_t* b = d.b_packed.data() + ((j0 + jj) / kPanelCols) * d.panel_stride +
+                              g0 * kPanelGroupBytes;
+      for (std::size_t ii = 0; ii < rows_pad; ii += MR) {
+        UkernelArgs args;
+        args.kgroups = kg;
+        args.a = rows64 ? a_block + ii * a_row_bytes : a_block + ii * kg * 4;
+        args.a_row_bytes = a_row_bytes;
+        args.b = b;
+        args.b_panel_stride = d.panel_stride;
+        args.c = acc + ii * ld + jj;
+        args.ldc = ld;
+        args.col_init = (col_init && g0 == 0) ? col_init + jj : nullptr;
+        args.row_init = (row_init && g0 == 0) ? row_init + ii : nullptr;
+        args.accumulate = accumulate;
+        const UkernelFn fn = (kernel.fn_signed_a && std::is_signed<AType>::value)
+                                 ? kernel.fn_signed_a : kernel.fn;
+        fn(args);
+      }
+    }
+    if (wide_chunks) {
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) acc64[r * ld + c] += acc[r * ld + c];
+      }
+    }
+  }
+
+  Out* dst = call.c + i0 * ldc + j0;
+  const std::int32_t* to_requantize = acc;
+  s.exceptions.clear();
+  if (folded) {
+    if (d.b_zero_point_per_channel && d.has_b_zero_point) {
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+          const std::uint32_t t = static_cast<std::uint32_t>(static_cast<std::uint64_t>(
+              static_cast<std::int64_t>(d.b_zero_point[j0 + c]) * s.row_sum[r]));
+          acc[r * ld + c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[r * ld + c]) - t);
+        }
+      }
+    }
+    if (d.accumulator.kind == AccumulatorKind::kWrapping && d.accumulator.bits < 32) {
+      const int sh = 32 - d.accumulator.bits;
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+          const std::uint32_t u = static_cast<std::uint32_t>(acc[r * ld + c]) << sh;
+          acc[r * ld + c] = static_cast<std::int32_t>(u) >> sh;
+        }
+      }
+    }
+  } else {
+    // Exact dot products in int64, then the model, then int32 staging for the SIMD requantizer.
+    s.staged.resize(rows_pad * ld * sizeof(std::int32_t));
+    auto* staged = reinterpret_cast<std::int32_t*>(s.staged.data());
+    const int bits = d.accumulator.bits;
+    const bool policy_wide = visit_rounding_core(d.core, [](auto p) {
+      return decltype(p)::kAcceptsWideInput;
+    }) && bits > 32;
+    const std::int64_t sat_hi = bits >= 64 ? INT64_MAX : (std::int64_t{1} << (bits - 1)) - 1;
+    const std::int64_t sat_lo = -sat_hi - 1;
+    const std::int64_t kza = static_cast<std::int64_t>(d.k) * za;
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t c = 0; c < cols; ++c) {
+        const std::size_t j = j0 + c;
+        const std::int64_t raw = wide_chunks ? acc64[r * ld + c] : acc[r * ld + c];
+        const std::int64_t zb = d.b_zero_point[j];
+        const std::int64_t exact = raw - (c_off + za) * d.col_sum[j] - zb * s.row_sum[r] + kza * zb;
+        std::int64_t v;
+        switch (d.accumulator.kind) {
+          case AccumulatorKind::kSaturating:
+            if (s.row_max_abs[r] * d.col_abs_sum[j] <= sat_hi) {  // no partial sum can saturate
+              v = clamp_i64(exact + clamp_i64(d.bias[j], sat_lo, sat_hi), sat_lo, sat_hi);
+            } else {
+              v = saturating_element(d, a + r * lda, za, j);
+            }
+            break;
+          case AccumulatorKind::kWrapping:
+            v = wrap_to_bits(static_cast<std::uint64_t>(exact + d.bias[j]), bits);
+            break;
+          default:  // kInt64
+            v = exact + d.bias[j];
+            break;
+        }
+        if (policy_wide && (v < kInt32Min || v > kInt32Max)) {
+          s.exceptions.push_back({r, c, v});
+          staged[r * ld + c] = 0;
+        } else {
+          staged[r * ld + c] = wrap_to_int32(v);
+        }
+      }
+    }
+    to_requantize = staged;
+  }
+
+  RequantizeArgs rq;
+  rq.core = d.core;
+  rq.params = d.params.data() + (d.per_channel ? j0 : 0);
+  rq.per_channel = d.per_channel;
+  rq.output = call.output;
+  rq.rows = rows;
+  rq.channels = cols;
+  rq.acc = to_requantize;
+  rq.acc_row_stride = ld;
+  rq.dst_row_stride = ldc;
+  requantize_kernels_for(d.requant_isa).get<Out>()(rq, dst);
+  for (const Scratch::Wide& e : s.exceptions) {
+    dst[e.i * ldc + e.j] = requantize_wide_element<Out>(d, e.v, j0 + e.j, call.output);
+  }
+}
+
+template <class AType, class Out>
+void validate_call(const PackedGemmData& d, const GemmCall<AType, Out>& call) {
+  if (call.m == 0) detail::throw_out_of_range("m", 0, ">= 1");
+  detail::require_pointer(call.a, "a");
+  detail::require_pointer(call.c, "c");
+  detail::require_stride("a_row_stride", call.a_row_stride, d.k);
+  detail::require_stride("c_row_stride", call.c_row_stride, d.n);
+  const bool a_signed = std::is_signed<AType>::value;
+  detail::require_in_range("a_zero_point", call.a_zero_point, a_signed ? -128 : 0,
+                           a_signed ? 127 : 255, a_signed ? "int8 activations" : "uint8 activations");
+  validate(call.output, detail::output_type_of<Out>());
+}
+
+}  // namespace
+}  // namespace internal
+
+std::size_t gemm_tile_count(const PackedGemm& w, std::size_t m) {
+  const internal::PackedGemmData& d = w.data();
+  const internal::Blocking bk = internal::blocking_for(d, m);
+  return internal::ceil_div(m, bk.mc) * internal::ceil_div(d.n, bk.nc);
+}
+
+template <class AType, class OutType>
+void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::size_t begin,
+                std::size_t end) {
+  const internal::PackedGemmData& d = w.data();
+  internal::validate_call(d, call);
+  const std::size_t count = gemm_tile_count(w, call.m);
+  if (begin > end || end > count) {
+    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
+                          std::to_string(end) + ") is out of range; allowed: begin <= end <= " +
+                          std::to_string(count) + " (gemm_tile_count)");
+  }
+  const std::size_t lda = call.a_row_stride ? call.a_row_stride : d.k;
+  const std::size_t ldc = call.c_row_stride ? call.c_row_stride : d.n;
+  // Tiles are numbered row block by row block: consecutive tiles of one row block reuse its
+  // packed A (valid only within this call: the caller may change A between calls).
+  const std::size_t tiles_n = internal::ceil_div(d.n, internal::blocking_for(d, call.m).nc);
+  for (std::size_t t = begin; t < end; ++t) {
+    const bool rows_ready = t > begin && t / tiles_n == (t - 1) / tiles_n;
+    internal::run_tile(d, call, lda, ldc, t, rows_ready);
+  }
+}
+
+template <class AType, class OutType>
+void gemm(const PackedGemm& w, const GemmCall<AType, OutType>& call) {
+  internal::validate_call(w.data(), call);
+  gemm_tiles(w, call, 0, gemm_tile_count(w, call.m));
+}
+
+template <class AType, class OutType>
+void gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads) {
+  internal::validate_call(w.data(), call);
+  const std::size_t count = gemm_tile_count(w, call.m);
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t t = std::min<std::size_t>(threads, count);
+  if (t <= 1) {
+    gemm_tiles(w, call, 0, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(t);
+  for (std::size_t i = 0; i < t; ++i) {
+    pool.emplace_back([&, i] {
+      try {
+        gemm_tiles(w, call, count * i / t, count * (i + 1) / t);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+template <class AType, class OutType>
+void gemm(const GemmProblem<AType, OutType>& g, RoundingCore core, AccumulatorSpec accumulator) {
+  validate(accumulator);
+  validate_gemm(g, core);
+  const PackedGemm w(weights_of(g), core, accumulator);
+  gemm(w, call_of(g));
+}
+
+#define QPARITY_GEMM_INSTANTIATE(A, O)                                                         \
+  template void gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&);                          \
+  template void gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,         \
+                                 std::size_t);                                                  \
+  template void gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned);        \
+  template void gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec);
+QPARITY_GEMM_INSTANTIATE(std::int8_t, std::int8_t)
+QPARITY_GEMM_INSTANTIATE(std::int8_t, std::uint8_t)
+QPARITY_GEMM_INSTANTIATE(std::int8_t, std::int16_t)
+QPARITY_GEMM_INSTANTIATE(std::int8_t, std::int32_t)
+QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::int8_t)
+QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::uint8_t)
+QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::int16_t)
+QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::int32_t)
+#undef QPARITY_GEMM_INSTANTIATE
+
+}  // namespace qparity

@@ -1,0 +1,118 @@
+// INTERNAL: the contract between the GEMM driver (kernels/gemm/gemm_driver.cc) and the per-ISA
+// micro-kernels (kernels/gemm/ukernel_<isa>.cc). Not installed.
+//
+// A micro-kernel computes one MR x NR tile of *raw* int32 dot products over one K block:
+//
+//   C[i][j] (+)= init[i][j] + sum_{g < kgroups} sum_{t < G} A(i, g*G + t) * B(g*G + t, j)
+//
+// where A and B are the packed operands below (already padded with zeros, so every tile is full:
+// the driver's int32 tile buffer is padded to multiples of MR and NR and it only reads the valid
+// part), G is the K group width of the packing format, and every addition wraps modulo 2^32
+// (VPDPBUSD / VPMADDWD / TDPBUSD behaviour). The driver guarantees the sums cannot actually wrap
+// for the exact formats (kc <= kMaxKBlock), and for kDot4PairSat16 the per-pair int16 saturation
+// is the *defined* result (VPMADDUBSW), see below.
+//
+// init: when `accumulate` is false the accumulators start at col_init[j] + row_init[i] (each
+// pointer may be null, meaning 0); when true they start at the current C values (a later K block)
+// and col_init / row_init are ignored. kgroups >= 1.
+//
+// A micro-kernel reads exactly kgroups groups of B per panel: the groups after a K block belong to
+// the next block (or, after the last one, to the next panel), so a kernel whose natural depth is
+// larger (AMX: 16 groups per tile) must shorten its last step rather than read ahead.
+// The getters below are compiled with their ISA's flags and may use its instructions even to
+// build the returned struct: call one only when the CPU supports that ISA.
+//
+// ---- Packing formats ---------------------------------------------------------------------------
+// B is packed once (PackedGemm) in panels of kPanelCols = 16 columns; panel p holds columns
+// [16p, 16p + 16), zero-padded past N, and K zero-padded to a multiple of G:
+//   kDot4:    int8,  G = 4: byte offset  ((k / 4) * 16 + (j % 16)) * 4 + k % 4
+//             (VNNI layout; also AMX's B tile layout: one 64-byte row per K group)
+//   kPairs16: int16, G = 2: element offset ((k / 2) * 16 + (j % 16)) * 2 + k % 2
+// Panel p starts at b + p * b_panel_stride (bytes); a K block starting at group g0 starts at
+// that + g0 * 64 bytes (both formats use 64 bytes per group per panel). A micro-kernel with NR = 32
+// reads panels p and p + 1, etc.
+//
+// A is packed per (MR rows x K block) by the driver:
+//   kDot4:    uint8, [kgroups][MR][4]: byte = a + a_offset (a_offset = 128 for int8 activations,
+//             making them unsigned for VPDPBUSD / VPMADDUBSW; 0 for uint8). Rows past M are 0.
+//   kPairs16: int16, [kgroups][MR][2]: the raw activation value (no offset). Rows past M are 0.
+//   kRows64:  uint8 or int8 (raw, no offset), [MR][kgroups * 4] row-major, each row's length a
+//             multiple of 64 bytes (AMX A tiles: 16 rows x 64 bytes), zero past K and past M.
+//
+// ---- Arithmetic per format ---------------------------------------------------------------------
+//   kDot4 exact:       sum of (uint8 A) * (int8 B), exact in int32 (VPDPBUSD, AMX TDPBUSD)
+//   kDot4PairSat16:    for each pair t in {0,1}, {2,3} of a group: sat_int16(A0*B0 + A1*B1), then
+//                      summed in int32 (VPMADDUBSW + VPMADDWD(ones)): the x86 non-VNNI behaviour
+//                      that Int16PairSaturatingAccumulator defines.
+//   kPairs16 exact:    sum of (int16 A) * (int16 B) pairs, exact in int32 (VPMADDWD)
+//   kRows64 exact:     AMX TDPBSSD (int8 activations) / TDPBUSD (uint8), exact in int32
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace qparity {
+namespace internal {
+
+inline constexpr std::size_t kPanelCols = 16;
+inline constexpr std::size_t kPanelGroupBytes = 64;  ///< bytes per K group per panel, any format
+
+/// Largest K block the driver hands to a micro-kernel. With |A*B| <= 255 * 128 = 32640 per
+/// product, kMaxKBlock products sum to less than 2^31 in magnitude: raw block sums are exact.
+inline constexpr std::size_t kMaxKBlock = 65536;
+
+enum class PackFormat : std::uint8_t { kDot4, kPairs16, kRows64 };
+
+enum class Arithmetic : std::uint8_t {
+  kExact,          ///< exact int32 products summed (wrapping never happens for kc <= kMaxKBlock)
+  kPairSaturate16  ///< kDot4 only: VPMADDUBSW's int16 pair saturation, then int32 sums
+};
+
+struct UkernelArgs {
+  std::size_t kgroups = 0;          ///< K groups in this block (G = 4 for kDot4/kRows64, 2 for kPairs16)
+  const void* a = nullptr;          ///< packed A for these MR rows and this K block
+  std::size_t a_row_bytes = 0;      ///< kRows64 only: bytes per packed A row
+  const void* b = nullptr;          ///< first panel of this tile, already offset to the K block
+  std::size_t b_panel_stride = 0;   ///< bytes between consecutive panels
+  std::int32_t* c = nullptr;        ///< int32 tile, row-major
+  std::size_t ldc = 0;              ///< elements between rows of c
+  const std::int32_t* col_init = nullptr;  ///< NR values, or null (0)
+  const std::int32_t* row_init = nullptr;  ///< MR values, or null (0)
+  bool accumulate = false;
+};
+
+using UkernelFn = void (*)(const UkernelArgs& args);
+
+/// A micro-kernel and its shape. signed_a selects TDPBSSD vs TDPBUSD for kRows64 (the other
+/// formats receive unsigned or int16 data whatever the activation type).
+struct Ukernel {
+  const char* name = nullptr;
+  PackFormat format = PackFormat::kDot4;
+  Arithmetic arithmetic = Arithmetic::kExact;
+  std::size_t mr = 0;
+  std::size_t nr = 0;  ///< a multiple of kPanelCols
+  UkernelFn fn = nullptr;
+  UkernelFn fn_signed_a = nullptr;  ///< kRows64 only: the int8-activation variant
+};
+
+/// The micro-kernels each ISA translation unit provides (entries with fn == nullptr are absent).
+struct UkernelSet {
+  Ukernel exact;         ///< the fast exact kernel of this ISA
+  /// Optional: an exact kernel for calls with very few rows (mr of 1..4, e.g. a batch-1 fully
+  /// connected layer, where the main kernel would compute mostly padding rows). Same packing
+  /// format as `exact`; its nr must divide or be a multiple of exact's nr.
+  Ukernel exact_narrow;
+  Ukernel pair_saturate; ///< the kDot4 pair-saturating kernel (absent on VNNI-only-fast ISAs: use
+                         ///< the AVX-512BW/AVX2 one, the driver falls back by ISA)
+};
+
+// Defined in their own translation units, each built with its ISA's flags.
+UkernelSet gemm_ukernels_scalar();
+UkernelSet gemm_ukernels_avx2();
+UkernelSet gemm_ukernels_avx512();      ///< AVX-512BW (VPMADDWD exact, VPMADDUBSW pair-saturating)
+UkernelSet gemm_ukernels_avx512vnni();  ///< VPDPBUSD zmm
+UkernelSet gemm_ukernels_avxvnni();     ///< VPDPBUSD ymm (VEX)
+UkernelSet gemm_ukernels_amx();         ///< TDPBSSD / TDPBUSD
+
+}  // namespace internal
+}  // namespace qparity

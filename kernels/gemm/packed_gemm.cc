@@ -1,0 +1,238 @@
+// PackedGemm: validation of the weight side, choice of the micro-kernel for (ISA, accumulator
+// model), and packing of B into that kernel's panel format with the per-channel sums the
+// compensation terms need (gemm_ukernel.h describes the formats).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "kernels/gemm/packed_gemm_data.h"
+#include "qparity/error.h"
+#include "qparity/gemm.h"
+#include "qparity/policies.h"
+
+namespace qparity {
+namespace internal {
+
+Isa requantize_isa_for(Isa gemm_isa) {
+  switch (gemm_isa) {
+    case Isa::kScalar: return Isa::kScalar;
+    case Isa::kSse41: return Isa::kSse41;
+    case Isa::kAvx2:
+    case Isa::kAvxVnni: return Isa::kAvx2;
+    case Isa::kAvx512:
+    case Isa::kAvx512Vnni:
+    case Isa::kAmx: return Isa::kAvx512;
+  }
+  return Isa::kScalar;
+}
+
+namespace {
+
+// One function-local static per case: each getter is compiled with its ISA's flags and may use its
+// instructions, so it must only run when the ISA is supported (callers check supported_isas()).
+const UkernelSet& ukernels_of(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: {
+      static const UkernelSet s = gemm_ukernels_scalar();
+      return s;
+    }
+#if defined(QPARITY_HAVE_AVX2)
+    case Isa::kAvx2: {
+      static const UkernelSet s = gemm_ukernels_avx2();
+      return s;
+    }
+#endif
+#if defined(QPARITY_HAVE_AVX512)
+    case Isa::kAvx512: {
+      static const UkernelSet s = gemm_ukernels_avx512();
+      return s;
+    }
+#endif
+#if defined(QPARITY_HAVE_AVXVNNI)
+    case Isa::kAvxVnni: {
+      static const UkernelSet s = gemm_ukernels_avxvnni();
+      return s;
+    }
+#endif
+#if defined(QPARITY_HAVE_AVX512VNNI)
+    case Isa::kAvx512Vnni: {
+      static const UkernelSet s = gemm_ukernels_avx512vnni();
+      return s;
+    }
+#endif
+#if defined(QPARITY_HAVE_AMX)
+    case Isa::kAmx: {
+      static const UkernelSet s = gemm_ukernels_amx();
+      return s;
+    }
+#endif
+    default: {
+      static const UkernelSet none{};
+      return none;
+    }
+  }
+}
+
+// The ISA whose kernels serve `isa` when it has none of its own for a model: SSE4.1 has no GEMM
+// kernels (it runs the portable ones); the VNNI and AMX paths take their pair-saturating kernel
+// from the AVX-512BW / AVX2 set, because VPMADDUBSW is the instruction that model describes.
+Isa fallback_of(Isa isa) {
+  switch (isa) {
+    case Isa::kAmx: return Isa::kAvx512Vnni;
+    case Isa::kAvx512Vnni: return Isa::kAvx512;
+    case Isa::kAvx512: return Isa::kAvx2;
+    case Isa::kAvxVnni: return Isa::kAvx2;
+    default: return Isa::kScalar;
+  }
+}
+
+Ukernel choose_kernel(Isa isa, bool pair_saturating) {
+  for (Isa i = isa;; i = fallback_of(i)) {
+    const UkernelSet& s = ukernels_of(i);
+    const Ukernel& k = pair_saturating ? s.pair_saturate : s.exact;
+    if (k.fn != nullptr) return k;
+    if (i == Isa::kScalar) break;
+  }
+  throw InvalidArgument("qparity: no GEMM micro-kernel for this model");  // unreachable: scalar has both
+}
+
+void validate_weights(const GemmWeights& w, RoundingCore core, AccumulatorSpec acc) {
+  validate(acc);
+  if (w.n == 0 || w.k == 0) {
+    throw InvalidArgument("qparity: gemm weights n = " + std::to_string(w.n) + ", k = " +
+                          std::to_string(w.k) + " are out of range; allowed: each >= 1");
+  }
+  detail::require_pointer(w.b, "b");
+  detail::require_pointer(w.params, "params");
+  detail::require_stride("b_row_stride", w.row_stride, w.layout == WeightLayout::kKxN ? w.n : w.k);
+  if (w.zero_points != nullptr) {
+    const std::size_t nz = w.zero_point_per_channel ? w.n : 1;
+    for (std::size_t j = 0; j < nz; ++j) {
+      detail::require_in_range("b_zero_points[j]", w.zero_points[j], -128, 127, "int8 weights");
+    }
+  }
+  const std::size_t np = w.per_channel ? w.n : 1;
+  for (std::size_t j = 0; j < np; ++j) {
+    try {
+      validate(core, w.params[j]);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string(e.what()) + " (params[" + std::to_string(j) + "])");
+    }
+  }
+}
+
+std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
+
+void pack_b(const GemmWeights& w, PackedGemmData& d) {
+  const std::size_t ldb = w.row_stride ? w.row_stride : (w.layout == WeightLayout::kKxN ? w.n : w.k);
+  auto at = [&](std::size_t k, std::size_t j) -> std::int8_t {
+    return w.layout == WeightLayout::kKxN ? w.b[k * ldb + j] : w.b[j * ldb + k];
+  };
+  d.b_packed.resize(d.panels * d.panel_stride);
+  std::memset(d.b_packed.data(), 0, d.b_packed.size());
+  const std::size_t G = d.group;
+  for (std::size_t j = 0; j < d.n; ++j) {
+    std::uint8_t* panel = d.b_packed.data() + (j / kPanelCols) * d.panel_stride;
+    const std::size_t jj = j % kPanelCols;
+    std::int64_t sum = 0, abs_sum = 0;
+    const std::int32_t zp = d.b_zero_point[j];
+    for (std::size_t k = 0; k < d.k; ++k) {
+      const std::int8_t v = at(k, j);
+      sum += v;
+      abs_sum += std::abs(static_cast<std::int32_t>(v) - zp);
+      const std::size_t slot = ((k / G) * kPanelCols + jj) * G + k % G;
+      if (d.kernel.format == PackFormat::kPairs16) {
+        const std::int16_t v16 = v;
+        std::memcpy(panel + slot * 2, &v16, 2);
+      } else {
+        panel[slot] = static_cast<std::uint8_t>(v);
+      }
+    }
+    d.col_sum[j] = sum;
+    d.col_abs_sum[j] = abs_sum;
+  }
+}
+
+}  // namespace
+}  // namespace internal
+
+PackedGemm::PackedGemm(const GemmWeights& w, RoundingCore core, AccumulatorSpec accumulator)
+    : PackedGemm(active_isa(), w, core, accumulator) {}
+
+PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, AccumulatorSpec accumulator) {
+  using namespace internal;
+  if ((supported_isas() & mask_of(isa)) == 0) {
+    throw InvalidArgument(std::string("qparity: isa = ") + to_string(isa) +
+                          " is not supported on this CPU or not compiled in");
+  }
+  validate_weights(w, core, accumulator);
+  auto d = std::make_unique<PackedGemmData>();
+  d->n = w.n;
+  d->k = w.k;
+  d->core = core;
+  d->accumulator = accumulator;
+  d->isa = isa;
+  d->requant_isa = requantize_isa_for(isa);
+  const AccumulatorKind kind = accumulator.kind;
+  d->plan = (kind == AccumulatorKind::kInt32 || kind == AccumulatorKind::kPairSaturating ||
+             (kind == AccumulatorKind::kWrapping && accumulator.bits <= 32))
+                ? AccumulationPlan::kFoldedInt32
+                : AccumulationPlan::kExactWide;
+  d->kernel = choose_kernel(isa, kind == AccumulatorKind::kPairSaturating);
+  if (kind != AccumulatorKind::kPairSaturating) {
+    const Ukernel& narrow = ukernels_of(isa).exact_narrow;
+    if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;
+  }
+  const std::size_t nr_all = d->narrow.fn ? std::max(d->kernel.nr, d->narrow.nr) : d->kernel.nr;
+  d->group = d->kernel.format == PackFormat::kPairs16 ? 2 : 4;
+  d->kgroups = (w.k + d->group - 1) / d->group;
+  d->panels = round_up((w.n + kPanelCols - 1) / kPanelCols, nr_all / kPanelCols);
+  d->panel_stride = d->kgroups * kPanelGroupBytes;
+
+  d->b_zero_point.assign(w.n, 0);
+  d->has_b_zero_point = false;
+  if (w.zero_points != nullptr) {
+    for (std::size_t j = 0; j < w.n; ++j) {
+      d->b_zero_point[j] = w.zero_points[w.zero_point_per_channel ? j : 0];
+      d->has_b_zero_point |= d->b_zero_point[j] != 0;
+    }
+    d->b_zero_point_per_channel = w.zero_point_per_channel;
+  }
+  d->bias.assign(w.n, 0);
+  if (w.bias != nullptr) std::copy(w.bias, w.bias + w.n, d->bias.begin());
+  d->per_channel = w.per_channel;
+  d->params.assign(w.params, w.params + (w.per_channel ? w.n : 1));
+  d->col_sum.assign(w.n, 0);
+  d->col_abs_sum.assign(w.n, 0);
+  pack_b(w, *d);
+
+  // Blocking. kc: 128 groups = 8 KiB per panel, so a 32-column B slice (16 KiB) stays in L1 while
+  // the MR-row groups of a tile stream past it; a multiple of 16 groups (AMX tile depth).
+  // mc x nc: about 96 x 256 int32 accumulators (96 KiB, L2) per tile, enough tiles for threads.
+  d->kc = std::min<std::size_t>(128, round_up(d->kgroups, 16));
+  d->mc = round_up(96, d->kernel.mr);
+  d->nc = std::max<std::size_t>(d->kernel.nr, 256 / d->kernel.nr * d->kernel.nr);
+  // Few rows: the work per tile is small, so wider tiles (fewer, cheaper per-tile setups).
+  if (d->narrow.fn) d->narrow_nc = std::max<std::size_t>(d->narrow.nr, 512 / d->narrow.nr * d->narrow.nr);
+  data_ = std::move(d);
+}
+
+PackedGemm::~PackedGemm() = default;
+PackedGemm::PackedGemm(PackedGemm&&) noexcept = default;
+PackedGemm& PackedGemm::operator=(PackedGemm&&) noexcept = default;
+
+std::size_t PackedGemm::n() const { return data_->n; }
+std::size_t PackedGemm::k() const { return data_->k; }
+RoundingCore PackedGemm::core() const { return data_->core; }
+AccumulatorSpec PackedGemm::accumulator() const { return data_->accumulator; }
+Isa PackedGemm::isa() const { return data_->isa; }
+std::string PackedGemm::kernel_name() const { return data_->kernel.name; }
+std::string PackedGemm::kernel_name(std::size_t m) const {
+  return internal::blocking_for(*data_, m).kernel->name;
+}
+std::size_t PackedGemm::packed_bytes() const {
+  return data_->b_packed.size() + data_->n * (2 * sizeof(std::int64_t) + 2 * sizeof(std::int32_t)) +
+         data_->params.size() * sizeof(RequantParams);
+}
+
+}  // namespace qparity

@@ -1,0 +1,104 @@
+// INTERNAL: what a PackedGemm holds (kernels/gemm/packed_gemm.cc builds it, gemm_driver.cc runs
+// it). Not installed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "kernels/gemm/gemm_ukernel.h"
+#include "qparity/accumulator.h"
+#include "qparity/isa.h"
+#include "qparity/requant_params.h"
+
+namespace qparity {
+namespace internal {
+
+/// A 64-byte aligned, zero-initialised byte buffer (cache-line aligned panels; AMX tile loads and
+/// aligned vector loads want it).
+class AlignedBytes {
+ public:
+  AlignedBytes() = default;
+  explicit AlignedBytes(std::size_t bytes) { resize(bytes); }
+  void resize(std::size_t bytes) {
+    if (bytes <= capacity_) {
+      size_ = bytes;
+      return;
+    }
+    const std::size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (p == nullptr) throw std::bad_alloc();
+    data_.reset(static_cast<std::uint8_t*>(p));
+    capacity_ = rounded;
+    size_ = bytes;
+  }
+  std::uint8_t* data() { return data_.get(); }
+  const std::uint8_t* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(std::uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<std::uint8_t, Free> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
+
+/// How the accumulator model is realised on top of the raw micro-kernel sums.
+enum class AccumulationPlan : std::uint8_t {
+  /// int32 wrapping (also pairsat16 and wrapN for N <= 32): every compensation term is folded
+  /// into the micro-kernel's initial values; the epilogue only narrows (wrapN) and requantizes.
+  kFoldedInt32,
+  /// int64, wrapN (N > 32), satN: raw sums, exact int64 dot products formed in the epilogue.
+  kExactWide,
+};
+
+struct PackedGemmData {
+  std::size_t n = 0, k = 0;
+  RoundingCore core = RoundingCore::kDoubleRoundingAwayFromZero;
+  AccumulatorSpec accumulator{};
+  AccumulationPlan plan = AccumulationPlan::kFoldedInt32;
+  Isa isa = Isa::kScalar;      ///< the ISA the weights were packed for
+  Isa requant_isa = Isa::kScalar;  ///< the ISA of the fused requantization epilogue
+  Ukernel kernel{};
+  Ukernel narrow{};            ///< optional few-row kernel (fn == nullptr: none)
+  std::size_t group = 4;       ///< K elements per packed group (4: kDot4/kRows64, 2: kPairs16)
+  std::size_t kgroups = 0;     ///< ceil(k / group)
+  std::size_t panels = 0;      ///< ceil(n / 16) rounded up to a multiple of kernel.nr / 16
+  std::size_t panel_stride = 0;  ///< bytes per panel
+  AlignedBytes b_packed;
+
+  // Per output channel j (n entries each).
+  std::vector<std::int64_t> col_sum;      ///< sum_k B(k, j), exact
+  std::vector<std::int64_t> col_abs_sum;  ///< sum_k |B(k, j) - b_zp[j]| (satN bound)
+  std::vector<std::int32_t> b_zero_point; ///< expanded; all 0 when none was given
+  bool has_b_zero_point = false;
+  bool b_zero_point_per_channel = false;
+  std::vector<std::int32_t> bias;         ///< expanded; all 0 when none was given
+  std::vector<RequantParams> params;      ///< 1 or n entries
+  bool per_channel = false;
+
+  // Blocking: mc, nc multiples of kernel.mr / kernel.nr; kc in K groups, a multiple of 16 except
+  // when it covers all of K. narrow_nc for the narrow kernel (whose mc is its mr).
+  std::size_t mc = 0, nc = 0, kc = 0, narrow_nc = 0;
+};
+
+/// The kernel and tile shape a call with m rows runs with.
+struct Blocking {
+  const Ukernel* kernel;
+  std::size_t mc, nc;
+};
+
+inline Blocking blocking_for(const PackedGemmData& d, std::size_t m) {
+  if (d.narrow.fn != nullptr && m <= d.narrow.mr) return Blocking{&d.narrow, d.narrow.mr, d.narrow_nc};
+  return Blocking{&d.kernel, d.mc, d.nc};
+}
+
+/// The requantization kernel family a GEMM ISA path uses for its epilogue.
+Isa requantize_isa_for(Isa gemm_isa);
+
+}  // namespace internal
+}  // namespace qparity

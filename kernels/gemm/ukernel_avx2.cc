@@ -1,0 +1,33 @@
+// The AVX2 GEMM micro-kernels (flags: cmake/QparityFlags.cmake, QPARITY_ISA_FLAGS_avx2): the
+// ymm instantiation of kernels/gemm/ukernel_madd_x86.h, in namespace qparity::internal::gemm_avx2.
+//
+// Tile shapes (16 ymm registers; one 16-column B panel group is two ymm):
+//   exact 6x16:  12 accumulators + 2 B vectors + the A broadcast + 1 product temporary = 16.
+//                Every VPMADDWD needs its own VPADDD, so the loop is bound by issuing both (plus
+//                the broadcasts) rather than by the multiplier; 6x16 has the fewest extra
+//                instructions per VPMADDWD that fits without spilling (7x16 spills, and 3x32
+//                pays 4 B loads per group instead of 2). Measured fastest on Zen 4.
+//   pairsat 4x16: 8 accumulators + 2 B + the ones vector + the A broadcast + temporaries: no spill.
+//                Two multiplies (VPMADDUBSW, VPMADDWD) per vector make the multiplier the bound
+//                for every shape that fits (4x16 .. 3x32 measure the same); 4 rows keeps the
+//                M padding small. 6x16 would need 17 registers.
+#define QPARITY_GEMM_ISA_NS gemm_avx2
+#define QPARITY_GEMM_ISA_LEVEL 2
+#include "kernels/gemm/ukernel_madd_x86.h"
+
+namespace qparity {
+namespace internal {
+
+UkernelSet gemm_ukernels_avx2() {
+  using gemm_avx2::madd_ukernel;
+  UkernelSet s;
+  s.exact = Ukernel{"avx2-pairs16-6x16", PackFormat::kPairs16, Arithmetic::kExact, 6, 16,
+                    &madd_ukernel<gemm_avx2::ExactPairs16, 6, 16>, nullptr};
+  s.pair_saturate = Ukernel{"avx2-dot4-pairsat-4x16", PackFormat::kDot4,
+                            Arithmetic::kPairSaturate16, 4, 16,
+                            &madd_ukernel<gemm_avx2::PairSat16, 4, 16>, nullptr};
+  return s;
+}
+
+}  // namespace internal
+}  // namespace qparity

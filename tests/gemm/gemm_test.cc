@@ -1,0 +1,411 @@
+// The compiled GEMM (include/qparity/gemm.h) against the header-only reference, element by
+// element at tolerance 0: every ISA path this CPU supports x every rounding core x every
+// accumulator model, on a tile-relative edge suite (K below / at / above the K block and the
+// int32-exactness limit, partial MR / NR / mc / nc tiles, strides, zero points at the ends of
+// their ranges, extreme weights at large K, clamps), on property-based random problems, and for
+// any split into tiles and any thread count.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isa_coverage.h"
+#include "qparity/fully_connected.h"
+#include "qparity/gemm.h"
+#include "qparity/reference_gemm.h"
+
+namespace {
+
+using namespace qparity;
+
+const AccumulatorSpec kAccumulators[] = {
+    {AccumulatorKind::kInt32, 32},      {AccumulatorKind::kInt64, 64},
+    {AccumulatorKind::kSaturating, 16}, {AccumulatorKind::kSaturating, 24},
+    {AccumulatorKind::kSaturating, 32}, {AccumulatorKind::kSaturating, 48},
+    {AccumulatorKind::kWrapping, 16},   {AccumulatorKind::kWrapping, 24},
+    {AccumulatorKind::kWrapping, 40},   {AccumulatorKind::kWrapping, 64},
+    {AccumulatorKind::kPairSaturating, 32},
+};
+
+/// Valid parameters for `core` with a scale around 2^target_log2 (so that outputs are neither all
+/// saturated nor all zero for the accumulators the problem produces).
+RequantParams random_params(RoundingCore core, std::mt19937& rng, int target_log2) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RequantParams p;
+  const int jitter = pick(-2, 2);
+  if (core == RoundingCore::kQ15) {
+    p.multiplier = pick(0, 9) == 0 ? 16384 : pick(16384, 32767);
+    p.shift = std::clamp(target_log2 + jitter, kQ15ShiftMin, kQ15ShiftMax);
+  } else {
+    p.multiplier = pick(0, 9) == 0 ? (1 << 30) : pick(1 << 30, 2147483647);
+    p.shift = std::clamp(target_log2 + jitter, kQ31ShiftMin, kQ31ShiftMax);
+  }
+  p.scale = static_cast<float>(std::ldexp(pick(1 << 23, (1 << 24) - 1), target_log2 + jitter - 24));
+  if (core == RoundingCore::kFloat32ZeroPointInside) {
+    p.bias = static_cast<float>(pick(-50, 50)) * 0.25f;
+    p.post_scale = pick(0, 1) ? 1.0f : 0.5f + static_cast<float>(pick(0, 100)) / 100.0f;
+  }
+  return p;
+}
+
+template <class AType, class OutType>
+struct Case {
+  std::size_t m = 1, n = 1, k = 1, lda = 0, ldb = 0, ldc = 0;
+  WeightLayout layout = WeightLayout::kNxK;
+  std::vector<AType> a;
+  std::vector<std::int8_t> b;
+  std::vector<std::int32_t> b_zp, bias;
+  std::vector<RequantParams> params;
+  bool per_channel = false, zp_per_channel = false, has_b_zp = false, has_bias = true;
+  std::int32_t a_zp = 0;
+  OutputParams out{};
+
+  GemmProblem<AType, OutType> problem(std::vector<OutType>& c) const {
+    GemmProblem<AType, OutType> g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = a.data();
+    g.a_row_stride = lda;
+    g.a_zero_point = a_zp;
+    g.b = b.data();
+    g.b_layout = layout;
+    g.b_row_stride = ldb;
+    g.b_zero_points = has_b_zp ? b_zp.data() : nullptr;
+    g.b_zero_point_per_channel = zp_per_channel;
+    g.bias = has_bias ? bias.data() : nullptr;
+    g.params = params.data();
+    g.per_channel = per_channel;
+    g.output = out;
+    c.assign(m * (ldc ? ldc : n), OutType{0x5a});
+    g.c = c.data();
+    g.c_row_stride = ldc;
+    return g;
+  }
+};
+
+enum class Fill { kRandom, kMaxMagnitude, kPairSaturating };
+
+template <class AType, class OutType>
+Case<AType, OutType> make_case(std::mt19937& rng, RoundingCore core, std::size_t m, std::size_t n,
+                               std::size_t k, Fill fill) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Case<AType, OutType> c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.layout = pick(0, 1) ? WeightLayout::kKxN : WeightLayout::kNxK;
+  c.lda = pick(0, 2) == 0 ? 0 : k + static_cast<std::size_t>(pick(0, 9));
+  c.ldb = pick(0, 2) == 0 ? 0 : (c.layout == WeightLayout::kKxN ? n : k) + static_cast<std::size_t>(pick(0, 9));
+  c.ldc = pick(0, 2) == 0 ? 0 : n + static_cast<std::size_t>(pick(0, 9));
+  const int amin = std::is_signed<AType>::value ? -128 : 0, amax = amin + 255;
+  c.a.resize(m * (c.lda ? c.lda : k));
+  c.b.resize((c.layout == WeightLayout::kKxN ? k : n) * (c.ldb ? c.ldb : (c.layout == WeightLayout::kKxN ? n : k)));
+  c.b_zp.resize(n);
+  c.bias.resize(n);
+  switch (fill) {
+    case Fill::kRandom:
+      for (auto& v : c.a) v = static_cast<AType>(pick(amin, amax));
+      for (auto& v : c.b) v = static_cast<std::int8_t>(pick(-128, 127));
+      c.a_zp = pick(0, 3) == 0 ? (pick(0, 1) ? amin : amax) : pick(amin, amax);
+      for (auto& v : c.b_zp) v = pick(0, 3) == 0 ? (pick(0, 1) ? -128 : 127) : pick(-128, 127);
+      break;
+    case Fill::kMaxMagnitude:  // every term (a - za)(b - zb) = -255 * 255 or +255 * 255
+      for (auto& v : c.a) v = static_cast<AType>(amin);
+      for (auto& v : c.b) v = 127;
+      c.a_zp = amax;
+      for (auto& v : c.b_zp) v = -128;
+      break;
+    case Fill::kPairSaturating:  // a + 128 (or a) = 255 times +-127/-128: every pair saturates
+      for (auto& v : c.a) v = static_cast<AType>(amax);
+      for (std::size_t i = 0; i < c.b.size(); ++i) c.b[i] = pick(0, 1) ? 127 : -128;
+      c.a_zp = pick(amin, amax);
+      for (auto& v : c.b_zp) v = pick(-3, 3);
+      break;
+  }
+  c.has_b_zp = pick(0, 2) != 0;
+  c.zp_per_channel = pick(0, 1);
+  c.has_bias = pick(0, 4) != 0;
+  for (auto& v : c.bias) v = pick(0, 9) == 0 ? (pick(0, 1) ? INT32_MIN / 2 : INT32_MAX / 2) : pick(-300000, 300000);
+  c.per_channel = pick(0, 1);
+  // Accumulators are of order sqrt(k) * 255 * 74 (random) or k * 65025 (extreme): aim the scale
+  // at an output of a few tens.
+  const double typical = fill == Fill::kRandom ? std::sqrt(static_cast<double>(k)) * 255.0 * 74.0
+                                               : static_cast<double>(k) * 65025.0;
+  const int target = static_cast<int>(std::lround(std::log2(40.0 / typical)));
+  c.params.resize(c.per_channel ? n : 1);
+  for (auto& p : c.params) p = random_params(core, rng, target + 1);  // every core: scale ~ 2^(shift - 1)
+  const OutputType ot = detail::output_type_of<OutType>();
+  const std::int32_t lo = output_type_min(ot), hi = output_type_max(ot);
+  const std::int32_t zp_lo = std::max(lo, -1000), zp_hi = std::min(hi, 1000);
+  c.out.zero_point = pick(0, 3) == 0 ? (pick(0, 1) ? zp_lo : zp_hi) : pick(zp_lo, zp_hi);
+  if (pick(0, 1)) {
+    c.out.qmin = lo;
+    c.out.qmax = hi;
+  } else {
+    c.out.qmin = std::max<std::int64_t>(lo, static_cast<std::int64_t>(c.out.zero_point) - pick(0, 60));
+    c.out.qmax = std::min<std::int64_t>(hi, static_cast<std::int64_t>(c.out.zero_point) + pick(0, 60));
+  }
+  return c;
+}
+
+std::string describe(Isa isa, RoundingCore core, AccumulatorSpec acc, std::size_t m, std::size_t n,
+                     std::size_t k) {
+  return std::string(to_string(isa)) + " " + to_string(core) + " " + to_string(acc) + " m=" +
+         std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
+}
+
+/// Runs the case on `isa` and through the reference; returns the first mismatch or "".
+template <class AType, class OutType>
+std::string compare(Isa isa, RoundingCore core, AccumulatorSpec acc, const Case<AType, OutType>& c) {
+  std::vector<OutType> expect, got;
+  const GemmProblem<AType, OutType> ge = c.problem(expect);
+  reference::gemm(ge, core, acc);
+  const GemmProblem<AType, OutType> gg = c.problem(got);
+  const PackedGemm w(isa, weights_of(gg), core, acc);
+  gemm(w, call_of(gg));
+  qparity_test::note_isa_exercised(isa);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != expect[i]) {
+      const std::size_t ld = c.ldc ? c.ldc : c.n;
+      return describe(isa, core, acc, c.m, c.n, c.k) + " kernel " + w.kernel_name() +
+             ": C[" + std::to_string(i / ld) + "][" + std::to_string(i % ld) + "] = " +
+             std::to_string(static_cast<long long>(got[i])) + ", reference " +
+             std::to_string(static_cast<long long>(expect[i]));
+    }
+  }
+  return "";
+}
+
+// Shapes relative to the blocking: MR in {4..32}, NR in {16, 32, 64}, mc ~ 96, nc ~ 256, K block
+// 256 or 512 elements, kMaxKBlock 65536.
+struct Shape {
+  std::size_t m, n, k;
+};
+const Shape kEdgeShapes[] = {
+    {1, 1, 1},   {1, 3, 7},     {3, 17, 63},  {7, 1, 17},    {17, 63, 3},   {2, 16, 4},
+    {5, 33, 64}, {9, 31, 65},   {13, 47, 255}, {4, 48, 256}, {8, 64, 257},  {3, 15, 511},
+    {6, 17, 512}, {2, 20, 513}, {33, 5, 1023}, {1, 100, 2},  {97, 7, 9},    {12, 257, 5},
+    {100, 260, 31},
+};
+
+template <class AType, class OutType>
+void edge_suite(RoundingCore core, AccumulatorSpec acc, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    for (const Shape& s : kEdgeShapes) {
+      const auto c = make_case<AType, OutType>(rng, core, s.m, s.n, s.k, Fill::kRandom);
+      const std::string err = compare(isa, core, acc, c);
+      ASSERT_EQ(err, "");
+    }
+  }
+}
+
+class GemmEdge : public ::testing::TestWithParam<RoundingCore> {};
+
+TEST_P(GemmEdge, EveryIsaEveryAccumulatorInt8ToInt8) {
+  for (const AccumulatorSpec& acc : kAccumulators) edge_suite<std::int8_t, std::int8_t>(GetParam(), acc, 1);
+}
+
+TEST_P(GemmEdge, EveryIsaEveryAccumulatorUint8ToUint8) {
+  for (const AccumulatorSpec& acc : kAccumulators) edge_suite<std::uint8_t, std::uint8_t>(GetParam(), acc, 2);
+}
+
+TEST_P(GemmEdge, Int16AndInt32Outputs) {
+  edge_suite<std::int8_t, std::int16_t>(GetParam(), kAccumulators[0], 3);
+  edge_suite<std::uint8_t, std::int32_t>(GetParam(), kAccumulators[1], 4);
+  edge_suite<std::int8_t, std::int32_t>(GetParam(), kAccumulators[10], 5);
+}
+
+// Extreme operands at large K: int32 wrap-around, int64 results far outside int32 (the wide
+// requantization path), saturating accumulators that do saturate, wrapping ones that wrap, and
+// the pair saturation of VPMADDUBSW.
+TEST_P(GemmEdge, ExtremeOperandsAtLargeK) {
+  std::mt19937 rng(6);
+  const std::size_t ks[] = {33026, 65536, 65537, 70001};  // 33026 * 65025 > 2^31
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    for (std::size_t k : ks) {
+      for (const AccumulatorSpec& acc : kAccumulators) {
+        const auto c8 = make_case<std::int8_t, std::int8_t>(rng, GetParam(), 2, 3, k, Fill::kMaxMagnitude);
+        ASSERT_EQ(compare(isa, GetParam(), acc, c8), "");
+        const auto cu = make_case<std::uint8_t, std::int32_t>(rng, GetParam(), 1, 17, k, Fill::kMaxMagnitude);
+        ASSERT_EQ(compare(isa, GetParam(), acc, cu), "");
+      }
+    }
+  }
+}
+
+TEST_P(GemmEdge, PairSaturation) {
+  std::mt19937 rng(7);
+  const AccumulatorSpec pairsat{AccumulatorKind::kPairSaturating, 32};
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    for (std::size_t k : {1, 2, 3, 5, 64, 129, 1001}) {
+      const auto c8 = make_case<std::int8_t, std::int32_t>(rng, GetParam(), 3, 19, k, Fill::kPairSaturating);
+      ASSERT_EQ(compare(isa, GetParam(), pairsat, c8), "");
+      const auto cu = make_case<std::uint8_t, std::int16_t>(rng, GetParam(), 5, 33, k, Fill::kPairSaturating);
+      ASSERT_EQ(compare(isa, GetParam(), pairsat, cu), "");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCores, GemmEdge, ::testing::ValuesIn(kAllRoundingCores),
+                         [](const ::testing::TestParamInfo<RoundingCore>& info) {
+                           std::string s = to_string(info.param);
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+// Every split of the tiles, on any threads, gives the bits of one call.
+TEST(GemmTiles, AnySplitAndThreadCountGivesTheSameBits) {
+  std::mt19937 rng(8);
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    const auto c = make_case<std::int8_t, std::int8_t>(rng, RoundingCore::kSingleRoundingUpward, 300, 600, 77, Fill::kRandom);
+    std::vector<std::int8_t> whole, split, threaded;
+    const auto g1 = c.problem(whole);
+    const PackedGemm w(isa, weights_of(g1), RoundingCore::kSingleRoundingUpward);
+    gemm(w, call_of(g1));
+    const std::size_t tiles = gemm_tile_count(w, c.m);
+    ASSERT_GT(tiles, 4u);
+    const auto g2 = c.problem(split);
+    std::vector<std::size_t> cuts = {0, tiles};
+    for (int i = 0; i < 3; ++i) cuts.push_back(std::uniform_int_distribution<std::size_t>(0, tiles)(rng));
+    std::sort(cuts.begin(), cuts.end());
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) gemm_tiles(w, call_of(g2), cuts[i], cuts[i + 1]);
+    EXPECT_EQ(split, whole) << to_string(isa);
+    for (unsigned t : {1u, 2u, 3u, 7u}) {
+      const auto g3 = c.problem(threaded);
+      gemm_threaded(w, call_of(g3), t);
+      EXPECT_EQ(threaded, whole) << to_string(isa) << " threads " << t;
+    }
+    qparity_test::note_isa_exercised(isa);
+  }
+}
+
+TEST(GemmProperty, RandomProblemsEqualTheReference) {
+  rc::check([] {
+    const auto isas = qparity_test::supported_isa_list();
+    const Isa isa = isas[*rc::gen::inRange<std::size_t>(0, isas.size())];
+    const RoundingCore core = kAllRoundingCores[*rc::gen::inRange(0, kNumRoundingCores)];
+    const AccumulatorSpec acc = kAccumulators[*rc::gen::inRange<std::size_t>(0, std::size(kAccumulators))];
+    const std::size_t m = *rc::gen::inRange<std::size_t>(1, 40);
+    const std::size_t n = *rc::gen::inRange<std::size_t>(1, 80);
+    const std::size_t k = *rc::gen::inRange<std::size_t>(1, 700);
+    std::mt19937 rng(*rc::gen::arbitrary<std::uint32_t>());
+    const bool extreme = *rc::gen::inRange(0, 4) == 0;
+    const Fill fill = extreme ? Fill::kMaxMagnitude : Fill::kRandom;
+    if (*rc::gen::arbitrary<bool>()) {
+      RC_ASSERT(compare(isa, core, acc, make_case<std::int8_t, std::int8_t>(rng, core, m, n, k, fill)) == "");
+    } else {
+      RC_ASSERT(compare(isa, core, acc, make_case<std::uint8_t, std::uint8_t>(rng, core, m, n, k, fill)) == "");
+    }
+    qparity_test::note_isa_exercised(isa);
+  });
+}
+
+// TFLite FULLY_CONNECTED over gemm: per-tensor and per-channel filters, batch 1 and more, against
+// the reference fully connected layer.
+TEST(FullyConnected, EqualsTheReferenceLayer) {
+  std::mt19937 rng(9);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    for (std::size_t batch : {1, 2, 5, 33}) {
+      for (bool per_channel : {false, true}) {
+        const std::size_t out_depth = 1000, in_depth = 1024;
+        std::vector<std::int8_t> filter(out_depth * in_depth), input(batch * in_depth);
+        for (auto& v : filter) v = static_cast<std::int8_t>(pick(-127, 127));
+        for (auto& v : input) v = static_cast<std::int8_t>(pick(-128, 127));
+        std::vector<std::int32_t> bias(out_depth);
+        for (auto& v : bias) v = pick(-20000, 20000);
+        std::vector<RequantParams> params(per_channel ? out_depth : 1);
+        for (auto& p : params) p = RequantParams{pick(1 << 30, 2147483647), pick(-13, -9)};
+        FullyConnectedWeights f;
+        f.output_depth = out_depth;
+        f.input_depth = in_depth;
+        f.filter = filter.data();
+        f.bias = bias.data();
+        f.params = params.data();
+        f.per_channel = per_channel;
+        std::vector<std::int8_t> want(batch * out_depth), got(batch * out_depth);
+        FullyConnectedCall<std::int8_t, std::int8_t> call{batch, input.data(), pick(-128, 127),
+                                                          OutputParams{-3, -128, 100}, want.data()};
+        reference::fully_connected<DoubleRoundingAwayFromZero>(f, call);
+        const PackedGemm packed(isa, gemm_weights_of(f), RoundingCore::kDoubleRoundingAwayFromZero);
+        call.out = got.data();
+        fully_connected(packed, call);
+        ASSERT_EQ(got, want) << to_string(isa) << " batch " << batch << " kernel " << packed.kernel_name(batch);
+        qparity_test::note_isa_exercised(isa);
+      }
+    }
+  }
+}
+
+// ---- bad input ----------------------------------------------------------------------------------
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(GemmBadInput, NamesTheParameter) {
+  std::vector<std::int8_t> b(12, 1);
+  RequantParams p{1 << 30, -3};
+  GemmWeights w;
+  w.n = 3;
+  w.k = 4;
+  w.b = b.data();
+  w.params = &p;
+  const RoundingCore core = RoundingCore::kDoubleRoundingAwayFromZero;
+  EXPECT_NE(error_of([&] { GemmWeights x = w; x.n = 0; PackedGemm(x, core); }).find("n = 0"), std::string::npos);
+  EXPECT_NE(error_of([&] { GemmWeights x = w; x.b = nullptr; PackedGemm(x, core); }).find("b is null"), std::string::npos);
+  EXPECT_NE(error_of([&] { GemmWeights x = w; x.row_stride = 2; PackedGemm(x, core); }).find("b_row_stride"), std::string::npos);
+  std::int32_t zp = 200;
+  EXPECT_NE(error_of([&] { GemmWeights x = w; x.zero_points = &zp; PackedGemm(x, core); }).find("b_zero_points"), std::string::npos);
+  RequantParams bad{1 << 30, 31};
+  EXPECT_NE(error_of([&] { GemmWeights x = w; x.params = &bad; PackedGemm(x, core); }).find("shift"), std::string::npos);
+  EXPECT_NE(error_of([&] { PackedGemm(w, core, AccumulatorSpec{AccumulatorKind::kSaturating, 50}); }).find("accumulator.bits"), std::string::npos);
+
+  const PackedGemm packed(w, core);
+  std::vector<std::int8_t> a(8, 0), c(6, 0);
+  GemmCall<std::int8_t, std::int8_t> call{2, a.data(), 0, 0, full_range_output(OutputType::kInt8), c.data(), 0};
+  EXPECT_NE(error_of([&] { auto x = call; x.m = 0; gemm(packed, x); }).find("m"), std::string::npos);
+  EXPECT_NE(error_of([&] { auto x = call; x.a = nullptr; gemm(packed, x); }).find("a is null"), std::string::npos);
+  EXPECT_NE(error_of([&] { auto x = call; x.a_row_stride = 3; gemm(packed, x); }).find("a_row_stride"), std::string::npos);
+  EXPECT_NE(error_of([&] { auto x = call; x.a_zero_point = 128; gemm(packed, x); }).find("a_zero_point"), std::string::npos);
+  EXPECT_NE(error_of([&] { auto x = call; x.output.qmax = 300; gemm(packed, x); }).find("qmax"), std::string::npos);
+  EXPECT_NE(error_of([&] { gemm_tiles(packed, call, 0, 99); }).find("tile range"), std::string::npos);
+  EXPECT_EQ(error_of([&] { gemm(packed, call); }), "(no error)");
+  for (Isa isa : all_isas()) {
+    if (supported_isas() & mask_of(isa)) continue;
+    EXPECT_NE(error_of([&] { PackedGemm(isa, w, core); }).find("not supported"), std::string::npos);
+  }
+}
+
+// Each ISA that has GEMM kernels of its own must run them when forced (no silent fallback).
+TEST(GemmIsa, ForcedIsaRunsItsOwnKernels) {
+  std::vector<std::int8_t> b(64, 1);
+  RequantParams p{1 << 30, -3};
+  GemmWeights w;
+  w.n = 16;
+  w.k = 4;
+  w.b = b.data();
+  w.params = &p;
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    const PackedGemm packed(isa, w, RoundingCore::kSingleRoundingUpward);
+    const std::string name = packed.kernel_name();
+    const std::string expect = isa == Isa::kSse41 ? "scalar" : to_string(isa);
+    EXPECT_EQ(name.compare(0, expect.size() + 1, expect + "-"), 0) << to_string(isa) << " ran " << name;
+    qparity_test::note_isa_exercised(isa);
+  }
+}
+
+}  // namespace
