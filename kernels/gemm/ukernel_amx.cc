@@ -1,10 +1,84 @@
-// No AMX GEMM micro-kernels yet: the driver falls back to the AVX-512 VNNI kernels on AMX CPUs.
+// AMX GEMM micro-kernels: TDPBUSD (uint8 activations) and TDPBSSD (int8 activations, raw: the
+// kRows64 format has no +128 offset) over the kRows64 format, exact. The kernel body is
+// kernels/gemm/ukernel_amx_body.h (shared with the software-AMX test); this file supplies the
+// instructions. The driver only calls these kernels when Isa::kAmx is supported, which includes
+// the Linux permission for the tile data state (kernels/dispatch/amx_permission.h).
+//
+// Why inline assembly and not GCC's AMX intrinsics: GCC 12's _tile_loadconfig declares its
+// operand as an 8-byte object ("m"(*(const void**)p)), so the compiler may drop or delay the
+// stores that fill the other 56 bytes of a configuration built just before it, and the first tile
+// instruction then faults (measured on the target AMX machine); _tile_loadd declares no memory
+// read at all, so stores to a buffer it loads could be dropped the same way. Here LDTILECFG's
+// operand is the whole 64-byte struct, and every tile load and store clobbers "memory". The tile
+// number goes into the mnemonic through an "i" operand printed bare (%c), so the ops can be
+// templates.
+#define QPARITY_GEMM_ISA_NS gemm_amx
+
+#include <cstddef>
+#include <cstdint>
+
 #include "kernels/gemm/gemm_ukernel.h"
+#include "kernels/gemm/ukernel_amx_body.h"
+
+#if !(defined(__AMX_TILE__) && defined(__AMX_INT8__) && defined(__x86_64__))
+#error "ukernel_amx.cc must be compiled for x86-64 with -mamx-tile -mamx-int8"
+#endif
 
 namespace qparity {
 namespace internal {
+namespace gemm_amx {
+namespace {
 
-UkernelSet gemm_ukernels_amx() { return UkernelSet{}; }
+// Operand syntax: {AT&T|Intel} alternatives, as in GCC's own AMX headers.
+struct AmxOps {
+  static void load_config(const AmxTileConfig& config) {
+    __asm__ __volatile__("ldtilecfg\t%X0" : : "m"(config) : "memory");
+  }
+  static void release() { __asm__ __volatile__("tilerelease" : :); }
+  template <int T>
+  static void zero() {
+    __asm__ __volatile__("tilezero\t%%tmm%c0" : : "i"(T));
+  }
+  template <int T>
+  static void load(const void* base, std::size_t stride) {
+    __asm__ __volatile__(
+        "{tileloadd\t(%0,%1,1), %%tmm%c2|tileloadd\t%%tmm%c2, [%0+%1*1]}"
+        : : "r"(base), "r"(stride), "i"(T) : "memory");
+  }
+  template <int T>
+  static void store(void* base, std::size_t stride) {
+    __asm__ __volatile__(
+        "{tilestored\t%%tmm%c2, (%0,%1,1)|tilestored\t[%0+%1*1], %%tmm%c2}"
+        : : "r"(base), "r"(stride), "i"(T) : "memory");
+  }
+  template <int C, int A, int B>
+  static void dpbusd() {
+    __asm__ __volatile__(
+        "{tdpbusd\t%%tmm%c2, %%tmm%c1, %%tmm%c0|tdpbusd\t%%tmm%c0, %%tmm%c1, %%tmm%c2}"
+        : : "i"(C), "i"(A), "i"(B));
+  }
+  template <int C, int A, int B>
+  static void dpbssd() {
+    __asm__ __volatile__(
+        "{tdpbssd\t%%tmm%c2, %%tmm%c1, %%tmm%c0|tdpbssd\t%%tmm%c0, %%tmm%c1, %%tmm%c2}"
+        : : "i"(C), "i"(A), "i"(B));
+  }
+};
+
+void amx_u8(const UkernelArgs& p) { amx_rows64_kernel<AmxOps, false>(p); }
+void amx_s8(const UkernelArgs& p) { amx_rows64_kernel<AmxOps, true>(p); }
+
+}  // namespace
+}  // namespace gemm_amx
+
+UkernelSet gemm_ukernels_amx() {
+  using namespace gemm_amx;
+  static_assert(kAmxMr == 32 && kAmxNr == 32, "update the kernel name");
+  UkernelSet s;
+  s.exact = Ukernel{"amx-rows64-32x32", PackFormat::kRows64, Arithmetic::kExact, kAmxMr, kAmxNr,
+                    &amx_u8, &amx_s8};
+  return s;  // pair_saturate absent: TDPB*D cannot saturate pairs (the driver uses AVX-512BW's)
+}
 
 }  // namespace internal
 }  // namespace qparity

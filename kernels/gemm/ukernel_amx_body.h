@@ -1,0 +1,214 @@
+// INTERNAL: the AMX micro-kernel of the kRows64 format (gemm_ukernel.h), written once against a
+// "tile ops" policy so that the same code runs on two machines. Not installed.
+//
+//   real AMX (LDTILECFG, TILELOADD, TDPBUSD, ...):   kernels/gemm/ukernel_amx.cc
+//   a software model of those instructions:          tests/gemm/amx_kernel_test.cc
+//
+// Most CPUs (every AMD one, Intel before Sapphire Rapids) cannot execute AMX, so the kernel's
+// tests (tests/gemm/ukernel_test.cc, gemm_test.cc) only run it on AMX machines; the model
+// instantiation proves everything but the instructions themselves (tile shapes, addresses,
+// strides, the K tail, init, stores) on any machine.
+//
+// ODR: the including translation units are built with different -m flags, so everything lives in
+// qparity::internal::QPARITY_GEMM_ISA_NS, which each includer names differently (as in
+// ukernel_madd_x86.h), and the Ops policies are internal-linkage types. Nothing of the standard
+// library is instantiated here (only memcpy / memset are called).
+//
+// ---- The policy --------------------------------------------------------------------------------
+// An `Ops` type supplies, as static functions (T, C, A, B: tile numbers 0..7):
+//   load_config(const AmxTileConfig&)    LDTILECFG
+//   release()                            TILERELEASE
+//   zero<T>()                            TILEZERO tmmT
+//   load<T>(const void* p, size_t s)     TILELOADD tmmT, [p + s * row]
+//   store<T>(void* p, size_t s)          TILESTORED [p + s * row], tmmT
+//   dpbusd<C, A, B>()                    TDPBUSD tmmC, tmmA, tmmB (uint8 A x int8 B)
+//   dpbssd<C, A, B>()                    TDPBSSD tmmC, tmmA, tmmB (int8 A x int8 B)
+//
+// ---- The kernel ----------------------------------------------------------------------------------
+// MR = 32 rows x NR = 32 columns of C = 2 x 2 accumulator tiles of 16 rows x 16 int32. Per K step
+// of 16 groups (64 bytes of K): two A tiles (rows 0-15 and 16-31, 16 rows x 64 bytes of the packed
+// rows, stride a_row_bytes) and two B tiles (panel 0 and panel 1, 16 groups x 64 bytes: the kDot4
+// panel layout is exactly AMX's B layout, stride 64), each loaded once and used by two TDP*, which
+// is the most reuse 8 tile registers allow (4 accumulators + 2 + 2).
+//
+// One configuration for every call (all 8 tiles 16 rows x 64 bytes). The K tail (kgroups not a
+// multiple of 16) is not given a narrower configuration because LDTILECFG zeroes every tile: a
+// second configuration in the middle of a call would cost storing and reloading the 4
+// accumulators. Instead the tail's B rows are copied into a zeroed 16-group buffer: the groups
+// past the block are never read (they belong to the next K block, or lie past the end of the
+// packed weights), and the A tile is read whole from the packed row (which is at least
+// ceil(kgroups / 16) * 64 bytes long), its bytes past kgroups * 4 meeting zero B rows, so whatever
+// they hold (zeros, from the driver) cannot change the sums.
+//
+// Why TILERELEASE at the end of every call, hence a LDTILECFG at the start of every call: the
+// contract has no "end of GEMM" hook where tiles could be released, and leaving the tile state in
+// use would (a) make the kernel save and restore 8 KiB more on every context switch of the thread
+// until it exits, and (b) make a per-thread "already configured" cache go stale as soon as other
+// code on the thread (oneDNN, another AMX library) loads its own configuration or releases the
+// tiles, turning our next tile instruction into #UD. The configuration itself is a constant, so
+// nothing is built per call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/gemm/gemm_ukernel.h"
+
+#if !defined(QPARITY_GEMM_ISA_NS)
+#error "define QPARITY_GEMM_ISA_NS before including kernels/gemm/ukernel_amx_body.h"
+#endif
+
+namespace qparity {
+namespace internal {
+namespace QPARITY_GEMM_ISA_NS {
+
+/// The 64-byte LDTILECFG operand, palette 1 (Intel SDM, LDTILECFG "Memory Area Layout"). Every
+/// reserved byte must be zero or LDTILECFG raises #GP.
+struct alignas(64) AmxTileConfig {
+  std::uint8_t palette_id;
+  std::uint8_t start_row;       ///< first row of an interrupted TILELOADD/STORED; 0
+  std::uint8_t reserved0[14];
+  std::uint16_t colsb[8];       ///< bytes per row of tmm0..tmm7
+  std::uint8_t reserved1[16];
+  std::uint8_t rows[8];         ///< rows of tmm0..tmm7
+  std::uint8_t reserved2[8];
+};
+static_assert(sizeof(AmxTileConfig) == 64, "LDTILECFG reads exactly 64 bytes");
+static_assert(offsetof(AmxTileConfig, colsb) == 16 && offsetof(AmxTileConfig, rows) == 48,
+              "field offsets of the SDM's layout");
+
+inline constexpr std::size_t kAmxMr = 32;
+inline constexpr std::size_t kAmxNr = 32;
+inline constexpr std::size_t kAmxTileRows = 16;       ///< rows of every tile (palette 1 maximum)
+inline constexpr std::size_t kAmxTileRowBytes = 64;   ///< bytes per tile row (palette 1 maximum)
+inline constexpr std::size_t kAmxStepGroups = 16;     ///< K groups per TDP (B tile rows)
+inline constexpr std::size_t kAmxStepBytes = kAmxStepGroups * kPanelGroupBytes;  ///< B per step
+static_assert(kAmxMr == 2 * kAmxTileRows && kAmxNr == 2 * kPanelCols, "2 x 2 accumulator tiles");
+static_assert(kAmxTileRowBytes == kPanelCols * sizeof(std::int32_t) &&
+                  kAmxTileRowBytes == kPanelGroupBytes && kAmxTileRowBytes == kAmxStepGroups * 4,
+              "one tile row = one panel group = 16 int32 columns = 16 groups of A bytes");
+
+/// Tile numbers: C[r][q] is rows 16r.. x panel q; A[r] rows 16r..; B[q] panel q.
+enum AmxTile : int { kC00 = 0, kC01 = 1, kC10 = 2, kC11 = 3, kA0 = 4, kA1 = 5, kB0 = 6, kB1 = 7 };
+
+constexpr AmxTileConfig amx_tile_config() {
+  AmxTileConfig c{};  // reserved bytes and start_row zero
+  c.palette_id = 1;
+  for (int t = 0; t < 8; ++t) {
+    c.colsb[t] = static_cast<std::uint16_t>(kAmxTileRowBytes);
+    c.rows[t] = static_cast<std::uint8_t>(kAmxTileRows);
+  }
+  return c;
+}
+
+/// In .rodata (internal linkage: a namespace-scope constexpr variable), read by LDTILECFG.
+constexpr AmxTileConfig kAmxTileConfig = amx_tile_config();
+
+/// C tiles := the initial values of the contract: the current C (accumulate), or
+/// col_init[j] + row_init[i] wrapping mod 2^32 (null meaning 0).
+template <class Ops>
+void amx_init_accumulators(const UkernelArgs& p) {
+  std::int32_t* const c = p.c;
+  const std::size_t ldc_bytes = p.ldc * sizeof(std::int32_t);
+  const std::size_t half = kAmxTileRows * p.ldc;  // elements from row 0 to row 16
+  if (p.accumulate) {
+    Ops::template load<kC00>(c, ldc_bytes);
+    Ops::template load<kC01>(c + kPanelCols, ldc_bytes);
+    Ops::template load<kC10>(c + half, ldc_bytes);
+    Ops::template load<kC11>(c + half + kPanelCols, ldc_bytes);
+  } else if (p.row_init == nullptr && p.col_init == nullptr) {
+    Ops::template zero<kC00>();
+    Ops::template zero<kC01>();
+    Ops::template zero<kC10>();
+    Ops::template zero<kC11>();
+  } else if (p.row_init == nullptr) {
+    // Every row is col_init: a stride of 0 loads the same 64 bytes into all 16 rows (the SDM's
+    // row address is base + row * stride), no buffer needed. The usual case of the int32 plan.
+    Ops::template load<kC00>(p.col_init, 0);
+    Ops::template load<kC01>(p.col_init + kPanelCols, 0);
+    Ops::template load<kC10>(p.col_init, 0);
+    Ops::template load<kC11>(p.col_init + kPanelCols, 0);
+  } else {
+    alignas(64) std::uint32_t init[kAmxMr][kAmxNr];
+    for (std::size_t i = 0; i < kAmxMr; ++i) {
+      const std::uint32_t r = static_cast<std::uint32_t>(p.row_init[i]);
+      for (std::size_t j = 0; j < kAmxNr; ++j) {
+        init[i][j] = r + (p.col_init != nullptr ? static_cast<std::uint32_t>(p.col_init[j]) : 0u);
+      }
+    }
+    constexpr std::size_t kStride = kAmxNr * sizeof(std::uint32_t);
+    Ops::template load<kC00>(&init[0][0], kStride);
+    Ops::template load<kC01>(&init[0][kPanelCols], kStride);
+    Ops::template load<kC10>(&init[kAmxTileRows][0], kStride);
+    Ops::template load<kC11>(&init[kAmxTileRows][kPanelCols], kStride);
+  }
+}
+
+/// One K step of 16 groups: C[r][q] += A[r] * B[q], each A and B tile loaded once, used twice.
+template <class Ops, bool kSignedA>
+inline void amx_k_step(const unsigned char* a0, const unsigned char* a1, std::size_t a_stride,
+                       const unsigned char* b0, const unsigned char* b1) {
+  Ops::template load<kA0>(a0, a_stride);
+  Ops::template load<kB0>(b0, kPanelGroupBytes);
+  Ops::template load<kB1>(b1, kPanelGroupBytes);
+  if constexpr (kSignedA) {
+    Ops::template dpbssd<kC00, kA0, kB0>();
+    Ops::template dpbssd<kC01, kA0, kB1>();
+  } else {
+    Ops::template dpbusd<kC00, kA0, kB0>();
+    Ops::template dpbusd<kC01, kA0, kB1>();
+  }
+  Ops::template load<kA1>(a1, a_stride);
+  if constexpr (kSignedA) {
+    Ops::template dpbssd<kC10, kA1, kB0>();
+    Ops::template dpbssd<kC11, kA1, kB1>();
+  } else {
+    Ops::template dpbusd<kC10, kA1, kB0>();
+    Ops::template dpbusd<kC11, kA1, kB1>();
+  }
+}
+
+/// C[0:32][0:32] (+)= init + A * B over the K block (gemm_ukernel.h, kRows64): TDPBSSD for int8
+/// activations (kSignedA), TDPBUSD for uint8 ones.
+template <class Ops, bool kSignedA>
+void amx_rows64_kernel(const UkernelArgs& p) {
+  Ops::load_config(kAmxTileConfig);
+  amx_init_accumulators<Ops>(p);
+
+  const std::size_t a_stride = p.a_row_bytes;
+  const auto* a0 = static_cast<const unsigned char*>(p.a);
+  const unsigned char* a1 = a0 + kAmxTileRows * a_stride;
+  const auto* b0 = static_cast<const unsigned char*>(p.b);
+  const unsigned char* b1 = b0 + p.b_panel_stride;
+  const std::size_t steps = p.kgroups / kAmxStepGroups;
+  for (std::size_t s = 0; s < steps; ++s) {
+    amx_k_step<Ops, kSignedA>(a0 + s * kAmxTileRowBytes, a1 + s * kAmxTileRowBytes, a_stride,
+                              b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
+  }
+  const std::size_t tail = p.kgroups % kAmxStepGroups;
+  if (tail != 0) {
+    // The block's last `tail` groups of each panel, then zero rows (see the file comment).
+    alignas(64) unsigned char b_tail[2][kAmxStepBytes];
+    const std::size_t real = tail * kPanelGroupBytes;
+    std::memcpy(b_tail[0], b0 + steps * kAmxStepBytes, real);
+    std::memcpy(b_tail[1], b1 + steps * kAmxStepBytes, real);
+    std::memset(b_tail[0] + real, 0, kAmxStepBytes - real);
+    std::memset(b_tail[1] + real, 0, kAmxStepBytes - real);
+    amx_k_step<Ops, kSignedA>(a0 + steps * kAmxTileRowBytes, a1 + steps * kAmxTileRowBytes,
+                              a_stride, b_tail[0], b_tail[1]);
+  }
+
+  std::int32_t* const c = p.c;
+  const std::size_t ldc_bytes = p.ldc * sizeof(std::int32_t);
+  const std::size_t half = kAmxTileRows * p.ldc;
+  Ops::template store<kC00>(c, ldc_bytes);
+  Ops::template store<kC01>(c + kPanelCols, ldc_bytes);
+  Ops::template store<kC10>(c + half, ldc_bytes);
+  Ops::template store<kC11>(c + half + kPanelCols, ldc_bytes);
+  Ops::release();
+}
+
+}  // namespace QPARITY_GEMM_ISA_NS
+}  // namespace internal
+}  // namespace qparity
