@@ -239,7 +239,8 @@ void run_tile(const PackedGemmData& d, const GemmCall<AType, Out>& call, std::si
   auto block_bytes = [&](std::size_t kg) {
     return rows64 ? rows_pad * ((kg * 4 + 63) / 64 * 64) : rows_pad * kg * 4;
   };
-  const std::size_t full_block_bytes = block_bytes(d.kc);
+  const std::size_t kc = bk.kc;
+  const std::size_t full_block_bytes = block_bytes(kc);
   if (!rows_ready) {
     const bool need_row_sum = d.has_b_zero_point || !folded;
     s.row_sum.assign(rows, 0);
@@ -257,10 +258,10 @@ void run_tile(const PackedGemmData& d, const GemmCall<AType, Out>& call, std::si
         s.row_max_abs[r] = mx;
       }
     }
-    const std::size_t blocks = ceil_div(d.kgroups, d.kc);
+    const std::size_t blocks = ceil_div(d.kgroups, kc);
     s.a_packed.resize(full_block_bytes * blocks);
     for (std::size_t b = 0; b < blocks; ++b) {
-      const std::size_t g0 = b * d.kc, kg = std::min(d.kc, d.kgroups - g0);
+      const std::size_t g0 = b * kc, kg = std::min(kc, d.kgroups - g0);
       std::size_t row_bytes = 0;
       pack_a(d, MR, a, lda, rows, g0 * d.group, kg, s.a_packed.data() + b * full_block_bytes, &row_bytes);
     }
@@ -270,15 +271,16 @@ void run_tile(const PackedGemmData& d, const GemmCall<AType, Out>& call, std::si
   const std::int32_t* col_init = nullptr;
   const std::int32_t* row_init = nullptr;
   if (folded) {
-    s.col_init.assign(cols_pad, 0);
+    s.col_init.resize(cols_pad);
+    const std::int32_t* base =
+        (c_off != 0 ? d.col_base_signed.data() : d.col_base_unsigned.data()) + j0;
+    const std::int32_t* coef = d.col_coef.data() + j0;
+    const std::uint32_t uza = static_cast<std::uint32_t>(za);
     for (std::size_t jj = 0; jj < cols; ++jj) {
-      const std::size_t j = j0 + jj;
-      const std::uint64_t v = static_cast<std::uint64_t>(d.bias[j]) -
-                              static_cast<std::uint64_t>((c_off + za) * d.col_sum[j]) +
-                              static_cast<std::uint64_t>(static_cast<std::int64_t>(d.k) * za) *
-                                  static_cast<std::uint64_t>(static_cast<std::int64_t>(d.b_zero_point[j]));
-      s.col_init[jj] = wrap_to_int32(static_cast<std::int64_t>(v));
+      s.col_init[jj] = static_cast<std::int32_t>(static_cast<std::uint32_t>(base[jj]) +
+                                                 uza * static_cast<std::uint32_t>(coef[jj]));
     }
+    for (std::size_t jj = cols; jj < cols_pad; ++jj) s.col_init[jj] = 0;
     col_init = s.col_init.data();
     if (d.has_b_zero_point && !d.b_zero_point_per_channel) {
       s.row_init.assign(rows_pad, 0);
@@ -297,10 +299,10 @@ void run_tile(const PackedGemmData& d, const GemmCall<AType, Out>& call, std::si
   }
   auto* acc64 = reinterpret_cast<std::int64_t*>(s.acc64.data());
 
-  for (std::size_t g0 = 0; g0 < d.kgroups; g0 += d.kc) {
-    const std::size_t kg = std::min(d.kc, d.kgroups - g0);
+  for (std::size_t g0 = 0; g0 < d.kgroups; g0 += kc) {
+    const std::size_t kg = std::min(kc, d.kgroups - g0);
     const std::size_t a_row_bytes = rows64 ? (kg * 4 + 63) / 64 * 64 : 0;
-    const std::uint8_t* a_block = s.a_packed.data() + (g0 / d.kc) * full_block_bytes;
+    const std::uint8_t* a_block = s.a_packed.data() + (g0 / kc) * full_block_bytes;
     const bool accumulate = g0 > 0 && !wide_chunks;
     for (std::size_t jj = 0; jj < cols_pad; jj += NR) {
       const std::uint8_t* b = d.b_packed.data() + ((j0 + jj) / kPanelCols) * d.panel_stride +

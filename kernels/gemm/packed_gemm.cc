@@ -214,6 +214,21 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   d->nc = std::max<std::size_t>(d->kernel.nr, 256 / d->kernel.nr * d->kernel.nr);
   // Few rows: the work per tile is small, so wider tiles (fewer, cheaper per-tile setups).
   if (d->narrow.fn) d->narrow_nc = std::max<std::size_t>(d->narrow.nr, 512 / d->narrow.nr * d->narrow.nr);
+  // Rows are the innermost loop of a few-row tile: a 64-group K block keeps the B slice the rows
+  // share in L1 (64 groups x 64 columns x 4 bytes = 16 KiB).
+  d->narrow_kc = std::min<std::size_t>(64, round_up(d->kgroups, 16));
+  d->col_base_unsigned.resize(w.n);
+  d->col_base_signed.resize(w.n);
+  d->col_coef.resize(w.n);
+  for (std::size_t j = 0; j < w.n; ++j) {
+    const std::uint64_t sum = static_cast<std::uint64_t>(d->col_sum[j]);
+    const std::uint64_t bias = static_cast<std::uint64_t>(static_cast<std::int64_t>(d->bias[j]));
+    const std::uint64_t kzb = static_cast<std::uint64_t>(static_cast<std::int64_t>(w.k)) *
+                              static_cast<std::uint64_t>(static_cast<std::int64_t>(d->b_zero_point[j]));
+    d->col_base_unsigned[j] = wrap_to_int32(static_cast<std::int64_t>(bias));
+    d->col_base_signed[j] = wrap_to_int32(static_cast<std::int64_t>(bias - 128 * sum));
+    d->col_coef[j] = wrap_to_int32(static_cast<std::int64_t>(kzb - sum));
+  }
   data_ = std::move(d);
 }
 

@@ -2,7 +2,7 @@
 // pair-saturating arithmetic has no VNNI form (VPDPBUSD does not saturate pairs): the driver uses
 // the AVX-512BW kernel for it.
 //
-// Also the EVEX instantiation of the 256-bit kernel shared with AVX-VNNI
+// Also the EVEX instantiations of the 256-bit kernels shared with AVX-VNNI
 // (kernels/gemm/ukernel_dot4_ymm.h), for tests only (kernels/gemm/ukernel_avx512vnni_ymm.h).
 #define QPARITY_GEMM_ISA_NS gemm_avx512vnni
 
@@ -26,7 +26,7 @@ namespace internal {
 namespace gemm_avx512vnni {
 namespace {
 
-// Tile: 8 rows x 32 columns (2 panels) = 16 zmm accumulators.
+// Main tile: 8 rows x 32 columns (2 panels) = 16 zmm accumulators.
 //  * Latency: VPDPBUSD zmm has 4 (Zen 4, measured) to 5 (Intel) cycles of latency at 1 per cycle;
 //    CPUs with two 512-bit VNNI pipes issue 2 per cycle, so up to 10 chains must be in flight.
 //    16 independent accumulators cover that with slack.
@@ -41,17 +41,66 @@ constexpr std::size_t kMr = 8;
 constexpr std::size_t kPanels = 2;
 static_assert(kMr == 8 && kPanels == 2, "update the kernel name in gemm_ukernels_avx512vnni()");
 
-/// C (+)= init + A * B for one kMr x (16 * kPanels) tile (gemm_ukernel.h). Panel q's 16 columns x
-/// 4 bytes of one K group are one zmm; A's 4 bytes of row i are broadcast to every lane.
+// Narrow tile (exact_narrow, calls with M = 1: a batch-1 fully connected layer): 1 row x 64
+// columns (4 panels), K split over 2 accumulator sets (even / odd K groups) = 8 accumulators.
+//  * With one row every B byte feeds exactly one VPDPBUSD (2 ops per byte), so the loop is bound
+//    by streaming B, not by arithmetic: a plain zmm load loop reads ~115 GB/s from L2 on Zen 4
+//    (~32 bytes per cycle) and ~99 GB/s over 1 MB (L2 spilling to L3), i.e. at most ~230 / ~200
+//    GOPS, against ~460 for the VPDPBUSD pipe. This tile reaches ~196 GOPS (98 GB/s) on
+//    1 x 1000 x 1024, where the 8x32 tile computes 7 padding rows and reaches ~55.
+//  * Latency: 4 panels alone are 4 chains, exactly VPDPBUSD's latency x throughput on Zen 4 and
+//    short of the 5-10 that Intel needs; the K split doubles them to 8 (the two sums are added at
+//    the end, wrapping like every other addition, so the result is the same).
+//  * Why not wider or taller: 1x32, 1x64 and 1x128 (2, 4, 8 concurrent panel streams) measure
+//    within noise on a 1 MB B (~190 GOPS kernel-only for 1 x 1000 x 1024), with 1x128 ~5% behind
+//    when B fits L2; 2 or 4 rows (so that M = 2..4 would use this kernel too) cost M = 1 ~15% and
+//    ~45%, as the extra padding rows' VPDPBUSD then compete with the B loads.
+//  * nr = 64 is a multiple of the main kernel's 32, as the contract requires (B panels are padded
+//    to a multiple of 4).
+constexpr std::size_t kNarrowMr = 1;
+constexpr std::size_t kNarrowPanels = 4;
+constexpr std::size_t kNarrowKSplit = 2;
+static_assert(kNarrowMr == 1 && kNarrowPanels == 4, "update the kernel name in gemm_ukernels_avx512vnni()");
+
+/// acc (+)= the products of one K group: A's 4 bytes of row i broadcast to every lane, times
+/// panel q's 16 columns x 4 bytes (one zmm). Inlined into the fully unrolled kernels so that the
+/// accumulators stay in registers.
 template <std::size_t kRows, std::size_t kCols16>
+__attribute__((always_inline)) inline void dot4_group_zmm(__m512i (&acc)[kRows][kCols16],
+                                                          const std::uint8_t* a,
+                                                          const std::uint8_t* const (&panel)[kCols16],
+                                                          std::size_t offset) {
+  __m512i bv[kCols16];
+#pragma GCC unroll 16
+  for (std::size_t q = 0; q < kCols16; ++q) bv[q] = _mm512_loadu_si512(panel[q] + offset);
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kRows; ++i) {
+    std::int32_t a_dword;
+    std::memcpy(&a_dword, a + i * 4, 4);
+    const __m512i av = _mm512_set1_epi32(a_dword);  // vpbroadcastd from memory
+#pragma GCC unroll 16
+    for (std::size_t q = 0; q < kCols16; ++q) acc[i][q] = _mm512_dpbusd_epi32(acc[i][q], av, bv[q]);
+  }
+}
+
+/// C (+)= init + A * B for one kRows x (16 * kCols16) tile (gemm_ukernel.h). kKSplit > 1 keeps
+/// kKSplit accumulator sets, set s taking the K groups g with g % kKSplit == s (the tail, fewer
+/// than kKSplit groups, goes to set 0), summed before the store: more independent chains for
+/// tiles too small to hide VPDPBUSD's latency with their own accumulators.
+template <std::size_t kRows, std::size_t kCols16, std::size_t kKSplit>
 void dot4_exact_zmm(const UkernelArgs& p) {
+  static_assert(kKSplit == 1 || kKSplit == 2, "one or two accumulator sets");
+  // Locals: stores through c could alias the argument struct as far as the compiler knows.
+  std::int32_t* const c = p.c;
+  const std::size_t ldc = p.ldc;
   __m512i acc[kRows][kCols16];
+  __m512i acc_odd[kKSplit == 2 ? kRows : 1][kCols16];  // set 1 (unused when kKSplit == 1)
 
   if (p.accumulate) {
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kRows; ++i) {
 #pragma GCC unroll 16
-      for (std::size_t q = 0; q < kCols16; ++q) acc[i][q] = _mm512_loadu_si512(p.c + i * p.ldc + q * 16);
+      for (std::size_t q = 0; q < kCols16; ++q) acc[i][q] = _mm512_loadu_si512(c + i * ldc + q * 16);
     }
   } else {
     __m512i col[kCols16];
@@ -68,27 +117,38 @@ void dot4_exact_zmm(const UkernelArgs& p) {
   }
 
   const auto* a = static_cast<const std::uint8_t*>(p.a);
-  const auto* b = static_cast<const std::uint8_t*>(p.b);
-  for (std::size_t g = 0; g < p.kgroups; ++g) {
-    __m512i bv[kCols16];
+  const std::uint8_t* panel[kCols16];
 #pragma GCC unroll 16
-    for (std::size_t q = 0; q < kCols16; ++q) bv[q] = _mm512_loadu_si512(b + q * p.b_panel_stride);
+  for (std::size_t q = 0; q < kCols16; ++q) {
+    panel[q] = static_cast<const std::uint8_t*>(p.b) + q * p.b_panel_stride;
+  }
+  std::size_t g = 0;
+  if constexpr (kKSplit == 2) {
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kRows; ++i) {
-      std::int32_t a_dword;
-      std::memcpy(&a_dword, a + i * 4, 4);
-      const __m512i av = _mm512_set1_epi32(a_dword);  // vpbroadcastd from memory
 #pragma GCC unroll 16
-      for (std::size_t q = 0; q < kCols16; ++q) acc[i][q] = _mm512_dpbusd_epi32(acc[i][q], av, bv[q]);
+      for (std::size_t q = 0; q < kCols16; ++q) {
+        acc_odd[i][q] = _mm512_setzero_si512();
+        // Without this empty asm, GCC 12 keeps the odd set in two register copies and moves
+        // every accumulator once per iteration (8 extra uops per 8 VPDPBUSD).
+        asm("" : "+v"(acc_odd[i][q]));
+      }
     }
-    a += kRows * 4;
-    b += kPanelGroupBytes;
+    for (; g + 2 <= p.kgroups; g += 2) {
+      dot4_group_zmm(acc, a + g * kRows * 4, panel, g * kPanelGroupBytes);
+      dot4_group_zmm(acc_odd, a + (g + 1) * kRows * 4, panel, (g + 1) * kPanelGroupBytes);
+    }
   }
+  for (; g < p.kgroups; ++g) dot4_group_zmm(acc, a + g * kRows * 4, panel, g * kPanelGroupBytes);
 
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kRows; ++i) {
 #pragma GCC unroll 16
-    for (std::size_t q = 0; q < kCols16; ++q) _mm512_storeu_si512(p.c + i * p.ldc + q * 16, acc[i][q]);
+    for (std::size_t q = 0; q < kCols16; ++q) {
+      __m512i sum = acc[i][q];
+      if constexpr (kKSplit == 2) sum = _mm512_add_epi32(sum, acc_odd[i][q]);  // wraps
+      _mm512_storeu_si512(c + i * ldc + q * 16, sum);
+    }
   }
 }
 
@@ -106,17 +166,26 @@ UkernelSet gemm_ukernels_avx512vnni() {
   using namespace gemm_avx512vnni;
   UkernelSet s;
   s.exact = Ukernel{"avx512vnni-dot4-8x32", PackFormat::kDot4, Arithmetic::kExact, kMr,
-                    kPanels * kPanelCols, &dot4_exact_zmm<kMr, kPanels>, nullptr};
+                    kPanels * kPanelCols, &dot4_exact_zmm<kMr, kPanels, 1>, nullptr};
+  s.exact_narrow = Ukernel{"avx512vnni-dot4-1x64", PackFormat::kDot4, Arithmetic::kExact,
+                           kNarrowMr, kNarrowPanels * kPanelCols,
+                           &dot4_exact_zmm<kNarrowMr, kNarrowPanels, kNarrowKSplit>, nullptr};
   return s;  // pair_saturate absent: VPDPBUSD cannot saturate pairs (use the AVX-512BW kernel)
 }
 
 UkernelSet gemm_ukernels_avx512vnni_ymm_for_testing() {
   using namespace gemm_avx512vnni;
   static_assert(kDot4YmmMr == 6 && kDot4YmmPanels == 1, "update the kernel name");
+  static_assert(kDot4YmmNarrowMr == 1 && kDot4YmmNarrowPanels == 2, "update the kernel name");
   UkernelSet s;
   s.exact = Ukernel{"avx512vnni-ymm-dot4-6x16", PackFormat::kDot4, Arithmetic::kExact, kDot4YmmMr,
                     kDot4YmmPanels * kPanelCols,
-                    &dot4_exact_ymm<EvexDpbusd, kDot4YmmMr, kDot4YmmPanels>, nullptr};
+                    &dot4_exact_ymm<EvexDpbusd, kDot4YmmMr, kDot4YmmPanels, 1>, nullptr};
+  s.exact_narrow = Ukernel{"avx512vnni-ymm-dot4-1x32", PackFormat::kDot4, Arithmetic::kExact,
+                           kDot4YmmNarrowMr, kDot4YmmNarrowPanels * kPanelCols,
+                           &dot4_exact_ymm<EvexDpbusd, kDot4YmmNarrowMr, kDot4YmmNarrowPanels,
+                                           kDot4YmmNarrowKSplit>,
+                           nullptr};
   return s;
 }
 

@@ -10,7 +10,7 @@
 namespace qparity {
 namespace internal {
 
-/// exact: the EVEX-ymm kDot4 kernel, same shape as gemm_ukernels_avxvnni().exact;
+/// exact, exact_narrow: the EVEX-ymm kDot4 kernels, same shapes as gemm_ukernels_avxvnni()'s;
 /// pair_saturate: absent. Call only when the CPU has AVX512-F/BW/DQ/VL and AVX512-VNNI.
 UkernelSet gemm_ukernels_avx512vnni_ymm_for_testing();
 

@@ -1,5 +1,6 @@
-// INTERNAL: the 256-bit VPDPBUSD micro-kernel of the kDot4 exact format, written once for both
-// encodings of the instruction. Not installed.
+// INTERNAL: the 256-bit VPDPBUSD micro-kernels of the kDot4 exact format (the 6x16 tile and the
+// 1x32 one for calls with one row), written once for both encodings of the instruction. Not
+// installed.
 //
 //   AVX-VNNI (VEX):        _mm256_dpbusd_avx_epi32  (kernels/gemm/ukernel_avxvnni.cc)
 //   AVX512-VNNI+VL (EVEX): _mm256_dpbusd_epi32      (kernels/gemm/ukernel_avx512vnni.cc)
@@ -46,20 +47,66 @@ namespace QPARITY_GEMM_ISA_NS {
 constexpr std::size_t kDot4YmmMr = 6;
 constexpr std::size_t kDot4YmmPanels = 1;
 
-/// C (+)= init + A * B for one kMr x (16 * kPanels) tile (gemm_ukernel.h). One panel of 16 int32
-/// columns is two ymm accumulators per row. Each K group loads 2 * kPanels B vectors (the 16
-/// columns x 4 bytes of a panel are 64 contiguous bytes) and broadcasts one dword of A per row.
+/// The narrow tile (exact_narrow, calls with M = 1), same for both instantiations: 1 row x 32
+/// columns (2 panels, 4 ymm), K split over 2 accumulator sets = 8 accumulators.
+///  * With one row every B byte feeds one VPDPBUSD: the loop is bound by streaming B from L2,
+///    not by arithmetic, which the 6x16 tile would spend 5/6 of on padding rows.
+///  * 8 independent chains: VPDPBUSD ymm at 2 per cycle with 4 (Zen 4) to 5 (Alder Lake) cycles
+///    of latency needs 8 to 10; without the split 2 panels give only 4.
+///  * Registers: 8 accumulators + the broadcast A (+ B as memory operands) fit the 16 of a
+///    VEX-only CPU; 1x64 with the split (16 accumulators) would not.
+///  * Measured on Zen 4 (EVEX instantiation, 1 x 1000 x 1024, kernel only, GOPS): 6x16 70;
+///    1x16 178, 1x32 187, 1x48 191-197, 1x64 164-189, 1x128 194: all the one-row shapes stream
+///    B at the same rate within noise, so the one with the least N padding that keeps 8 chains.
+constexpr std::size_t kDot4YmmNarrowMr = 1;
+constexpr std::size_t kDot4YmmNarrowPanels = 2;
+constexpr std::size_t kDot4YmmNarrowKSplit = 2;
+
+/// acc (+)= the products of one K group: A's dword of row i broadcast to every lane, times the
+/// 2 * kPanels B vectors (panel q's 16 columns x 4 bytes are 64 contiguous bytes).
 template <class Ops, std::size_t kMr, std::size_t kPanels>
+__attribute__((always_inline)) inline void dot4_group_ymm(__m256i (&acc)[kMr][2 * kPanels],
+                                                          const std::uint8_t* a,
+                                                          const std::uint8_t* const (&panel)[kPanels],
+                                                          std::size_t offset) {
+  constexpr std::size_t kVecs = 2 * kPanels;
+  __m256i bv[kVecs];
+#pragma GCC unroll 16
+  for (std::size_t q = 0; q < kPanels; ++q) {
+    bv[2 * q] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel[q] + offset));
+    bv[2 * q + 1] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel[q] + offset + 32));
+  }
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kMr; ++i) {
+    std::int32_t a_dword;
+    std::memcpy(&a_dword, a + i * 4, 4);
+    const __m256i av = _mm256_set1_epi32(a_dword);  // vpbroadcastd from memory
+#pragma GCC unroll 16
+    for (std::size_t v = 0; v < kVecs; ++v) acc[i][v] = Ops::dpbusd(acc[i][v], av, bv[v]);
+  }
+}
+
+/// C (+)= init + A * B for one kMr x (16 * kPanels) tile (gemm_ukernel.h). One panel of 16 int32
+/// columns is two ymm accumulators per row. Each K group loads 2 * kPanels B vectors and
+/// broadcasts one dword of A per row. kKSplit == 2 keeps a second accumulator set for the odd K
+/// groups (the even ones and an odd tail group go to the first), added before the store: more
+/// independent chains for tiles too small to hide VPDPBUSD's latency with their own.
+template <class Ops, std::size_t kMr, std::size_t kPanels, std::size_t kKSplit>
 void dot4_exact_ymm(const UkernelArgs& p) {
+  static_assert(kKSplit == 1 || kKSplit == 2, "one or two accumulator sets");
   constexpr std::size_t kVecs = 2 * kPanels;  // ymm accumulators per row
+  // Locals: stores through c could alias the argument struct as far as the compiler knows.
+  std::int32_t* const c = p.c;
+  const std::size_t ldc = p.ldc;
   __m256i acc[kMr][kVecs];
+  __m256i acc_odd[kKSplit == 2 ? kMr : 1][kVecs];  // set 1 (unused when kKSplit == 1)
 
   if (p.accumulate) {
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kMr; ++i) {
 #pragma GCC unroll 16
       for (std::size_t v = 0; v < kVecs; ++v) {
-        acc[i][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.c + i * p.ldc + v * 8));
+        acc[i][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + i * ldc + v * 8));
       }
     }
   } else {
@@ -78,32 +125,37 @@ void dot4_exact_ymm(const UkernelArgs& p) {
   }
 
   const auto* a = static_cast<const std::uint8_t*>(p.a);
-  const auto* b = static_cast<const std::uint8_t*>(p.b);
-  for (std::size_t g = 0; g < p.kgroups; ++g) {
-    __m256i bv[kVecs];
+  const std::uint8_t* panel[kPanels];
 #pragma GCC unroll 16
-    for (std::size_t q = 0; q < kPanels; ++q) {
-      const std::uint8_t* panel = b + q * p.b_panel_stride;
-      bv[2 * q] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel));
-      bv[2 * q + 1] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32));
-    }
+  for (std::size_t q = 0; q < kPanels; ++q) {
+    panel[q] = static_cast<const std::uint8_t*>(p.b) + q * p.b_panel_stride;
+  }
+  std::size_t g = 0;
+  if constexpr (kKSplit == 2) {
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kMr; ++i) {
-      std::int32_t a_dword;
-      std::memcpy(&a_dword, a + i * 4, 4);
-      const __m256i av = _mm256_set1_epi32(a_dword);  // vpbroadcastd from memory
 #pragma GCC unroll 16
-      for (std::size_t v = 0; v < kVecs; ++v) acc[i][v] = Ops::dpbusd(acc[i][v], av, bv[v]);
+      for (std::size_t v = 0; v < kVecs; ++v) {
+        acc_odd[i][v] = _mm256_setzero_si256();
+        // Without this empty asm, GCC 12 keeps the odd set in two register copies and moves
+        // every accumulator once per iteration.
+        asm("" : "+x"(acc_odd[i][v]));
+      }
     }
-    a += kMr * 4;
-    b += kPanelGroupBytes;
+    for (; g + 2 <= p.kgroups; g += 2) {
+      dot4_group_ymm<Ops>(acc, a + g * kMr * 4, panel, g * kPanelGroupBytes);
+      dot4_group_ymm<Ops>(acc_odd, a + (g + 1) * kMr * 4, panel, (g + 1) * kPanelGroupBytes);
+    }
   }
+  for (; g < p.kgroups; ++g) dot4_group_ymm<Ops>(acc, a + g * kMr * 4, panel, g * kPanelGroupBytes);
 
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < kMr; ++i) {
 #pragma GCC unroll 16
     for (std::size_t v = 0; v < kVecs; ++v) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p.c + i * p.ldc + v * 8), acc[i][v]);
+      __m256i sum = acc[i][v];
+      if constexpr (kKSplit == 2) sum = _mm256_add_epi32(sum, acc_odd[i][v]);  // wraps
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + i * ldc + v * 8), sum);
     }
   }
 }

@@ -10,7 +10,8 @@
 //  * UkernelSets.ExpectedKernelsPresent: a supported set must provide the kernels listed in
 //    kernel_sets() (a placeholder file returns none; the list says which files are done), and a
 //    set named by QPARITY_EXPECT_ISAS must be supported. Skipping silently is never a pass.
-//  * UkernelSets.Metadata: shapes and formats of the present kernels fit the contract.
+//  * UkernelSets.Metadata: shapes and formats of the present kernels fit the contract, including
+//    the few-row exact_narrow kernel's relation to its set's exact kernel.
 //  * UkernelExactness.Grid/<kernel>: kgroups from 1 to the contract's largest block (K = 65536)
 //    x operand patterns (random; random extremes; all-max/all-min products, whose sums at
 //    K = 65536 approach -2^31) x initialisations (none, col_init, row_init, both near
@@ -71,6 +72,7 @@ struct KernelSet {
   bool (*supported)(const CpuFeatures&);
   bool expect_exact;          ///< the file is no longer a placeholder: exact must be present
   bool expect_pair_saturate;  ///< ... and so must pair_saturate
+  bool expect_exact_narrow;   ///< ... and so must the few-row exact_narrow
 };
 
 bool has_avx2(const CpuFeatures& f) { return f.avx2 && f.bmi2; }
@@ -90,18 +92,21 @@ bool has_amx(const CpuFeatures& f) {
 const std::vector<KernelSet>& kernel_sets() {
   static const std::vector<KernelSet> sets = {
       {"scalar", "scalar", &qparity::internal::gemm_ukernels_scalar,
-       [](const CpuFeatures&) { return true; }, true, true},
+       [](const CpuFeatures&) { return true; }, true, true, false},
 #if QPARITY_TEST_X86_UKERNELS
-      {"avx2", "avx2", &qparity::internal::gemm_ukernels_avx2, &has_avx2, true, true},
-      {"avx512", "avx512", &qparity::internal::gemm_ukernels_avx512, &has_avx512, true, true},
-      {"avxvnni", "avxvnni", &qparity::internal::gemm_ukernels_avxvnni, &has_avxvnni, true, false},
+      {"avx2", "avx2", &qparity::internal::gemm_ukernels_avx2, &has_avx2, true, true, true},
+      {"avx512", "avx512", &qparity::internal::gemm_ukernels_avx512, &has_avx512, true, true, true},
+      {"avxvnni", "avxvnni", &qparity::internal::gemm_ukernels_avxvnni, &has_avxvnni, true, false,
+       true},
       {"avx512vnni", "avx512vnni", &qparity::internal::gemm_ukernels_avx512vnni, &has_avx512vnni,
-       true, false},
-      // The EVEX instantiation of the ymm kernel the AVX-VNNI set runs (ukernel_dot4_ymm.h).
+       true, false, true},
+      // The EVEX instantiation of the ymm kernels the AVX-VNNI set runs (ukernel_dot4_ymm.h).
       {"avx512vnni_ymm", "avx512vnni",
-       &qparity::internal::gemm_ukernels_avx512vnni_ymm_for_testing, &has_avx512vnni, true, false},
-      // Placeholder (being written): set expect_exact when ukernel_amx.cc has its kernel.
-      {"amx", "amx", &qparity::internal::gemm_ukernels_amx, &has_amx, false, false},
+       &qparity::internal::gemm_ukernels_avx512vnni_ymm_for_testing, &has_avx512vnni, true, false,
+       true},
+      // Runs only on AMX hardware (with the OS permission); the kernel body is also proven on a
+      // software AMX model by amx_kernel_test.cc on every machine.
+      {"amx", "amx", &qparity::internal::gemm_ukernels_amx, &has_amx, true, false, false},
 #endif
   };
   return sets;
@@ -124,6 +129,7 @@ const std::vector<KernelUnderTest>& kernels_under_test() {
       if (!set.supported(qparity::internal::cpu_features())) continue;
       const UkernelSet s = set.get();
       const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact},
+                                                       {"exact_narrow", s.exact_narrow},
                                                        {"pair_saturate", s.pair_saturate}};
       for (const auto& slot : slots) {
         const Ukernel& k = slot.second;
@@ -442,6 +448,9 @@ TEST(UkernelSets, ExpectedKernelsPresent) {
     if (set.expect_pair_saturate) {
       EXPECT_NE(s.pair_saturate.fn, nullptr) << set.name << ": pair-saturating kernel missing";
     }
+    if (set.expect_exact_narrow) {
+      EXPECT_NE(s.exact_narrow.fn, nullptr) << set.name << ": few-row exact_narrow kernel missing";
+    }
   }
 }
 
@@ -449,7 +458,8 @@ TEST(UkernelSets, Metadata) {
   for (const KernelSet& set : kernel_sets()) {
     if (!set.supported(qparity::internal::cpu_features())) continue;
     const UkernelSet s = set.get();
-    const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact}, {"pair_saturate", s.pair_saturate}};
+    const std::pair<const char*, Ukernel> slots[] = {
+        {"exact", s.exact}, {"exact_narrow", s.exact_narrow}, {"pair_saturate", s.pair_saturate}};
     for (const auto& slot : slots) {
       const Ukernel& k = slot.second;
       if (k.fn == nullptr) continue;
@@ -460,7 +470,17 @@ TEST(UkernelSets, Metadata) {
       EXPECT_LE(k.mr, 64u);
       EXPECT_GE(k.nr, kPanelCols);
       EXPECT_EQ(k.nr % kPanelCols, 0u) << "nr must be a multiple of the panel width";
-      if (std::string(slot.first) == "exact") {
+      if (std::string(slot.first) == "exact_narrow") {
+        // gemm_ukernel.h: the few-row kernel shares the exact kernel's packed B, whose panels are
+        // padded to the larger of the two nr, so one nr must be a multiple of the other.
+        EXPECT_EQ(k.arithmetic, Arithmetic::kExact);
+        EXPECT_LE(k.mr, 4u) << "exact_narrow is for calls with very few rows";
+        ASSERT_NE(s.exact.fn, nullptr) << "exact_narrow without an exact kernel";
+        EXPECT_EQ(k.format, s.exact.format) << "exact_narrow must use the exact kernel's packing";
+        EXPECT_LT(k.mr, s.exact.mr) << "exact_narrow must be narrower than the exact kernel";
+        EXPECT_TRUE(k.nr % s.exact.nr == 0 || s.exact.nr % k.nr == 0)
+            << "exact_narrow nr " << k.nr << " vs exact nr " << s.exact.nr;
+      } else if (std::string(slot.first) == "exact") {
         EXPECT_EQ(k.arithmetic, Arithmetic::kExact);
       } else {
         EXPECT_EQ(k.arithmetic, Arithmetic::kPairSaturate16);
