@@ -1,0 +1,23 @@
+// gemm_bench's rows, registered shape by shape by gemm_bench.cc:
+//   onednn/<shape>, onednn_vnni/<shape>, xnnpack/<shape>, gemmlowp/<shape>     peers' runs
+//   prepare/onednn[_vnni]/<shape>, prepare/xnnpack/<shape>                      peers' preparation
+//   qparity/<isa>/<core>/<shape>, pack/qparity/<isa>/<shape>    (QPARITY_BENCH_FAST_GEMM only)
+#pragma once
+
+#include "bench/gemm_shapes.h"
+
+namespace qparity_bench {
+
+/// Which half of the oneDNN rows this process measures: oneDNN fixes its ISA once per process, so
+/// the rows capped at AVX512_CORE_VNNI run in a second process (gemm_bench.cc).
+enum class OnednnRows { kOwnIsa, kCappedAtAvx512CoreVnni };
+
+/// The peers' rows of `shape`. With kCappedAtAvx512CoreVnni only the onednn_vnni rows.
+void register_peer_rows(const GemmBenchShape& shape, OnednnRows onednn_rows);
+
+#ifdef QPARITY_BENCH_FAST_GEMM
+/// qparity's rows of `shape`: every ISA of supported_isas() x every rounding core, and packing.
+void register_qparity_rows(const GemmBenchShape& shape);
+#endif
+
+}  // namespace qparity_bench
