@@ -33,6 +33,11 @@ inline RequantizeKernel<std::int16_t> RequantizeKernels::get<std::int16_t>() con
 template <>
 inline RequantizeKernel<std::int32_t> RequantizeKernels::get<std::int32_t>() const { return to_int32; }
 
+/// The kernels that requantize for `isa` (requantize_kernel_isa(isa)'s set), built on first use.
+/// `isa` must be supported: each set's getter may use its ISA's instructions.
+/// Defined in kernels/dispatch/requantize.cc; the GEMM epilogue uses it too.
+const RequantizeKernels& requantize_kernels(Isa isa);
+
 // One per compiled ISA; each is defined in its own translation unit built with that ISA's flags.
 RequantizeKernels requantize_kernels_scalar();
 RequantizeKernels requantize_kernels_sse41();

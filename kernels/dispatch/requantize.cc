@@ -11,9 +11,8 @@
 #include "rounding/requantize_kernel.h"
 
 namespace qparity {
-namespace {
 
-const internal::RequantizeKernels& kernels_for(Isa isa) {
+const internal::RequantizeKernels& internal::requantize_kernels(Isa isa) {
   // One function-local static per case: a getter is compiled with its ISA's flags and may use
   // that ISA's instructions, so it must only run once the ISA is known to be supported.
   switch (requantize_kernel_isa(isa)) {
@@ -41,6 +40,8 @@ const internal::RequantizeKernels& kernels_for(Isa isa) {
     }
   }
 }
+
+namespace {
 
 // Why a separate fast check: per-channel calls with one row (a batch-1 fully connected layer)
 // would otherwise spend more time in the exception-ready per-entry validate() than in the kernel.
@@ -149,14 +150,14 @@ void requantize(Isa isa, const RequantizeArgs& args, Out* dst) {
   }
   RequantizeArgs a;
   if (!prepare(args, dst, &a)) return;
-  kernels_for(isa).get<Out>()(a, dst);
+  internal::requantize_kernels(isa).get<Out>()(a, dst);
 }
 
 template <class Out>
 void requantize(const RequantizeArgs& args, Out* dst) {
   RequantizeArgs a;
   if (!prepare(args, dst, &a)) return;
-  kernels_for(active_isa()).get<Out>()(a, dst);
+  internal::requantize_kernels(active_isa()).get<Out>()(a, dst);
 }
 
 template void requantize<std::int8_t>(const RequantizeArgs&, std::int8_t*);

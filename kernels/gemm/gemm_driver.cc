@@ -26,35 +26,6 @@ namespace qparity {
 namespace internal {
 namespace {
 
-// One function-local static per case: each getter is compiled with its ISA's flags, so it may only
-// run on a CPU that supports that ISA (d.requant_isa always is).
-const RequantizeKernels& requantize_kernels_for(Isa isa) {
-  switch (isa) {
-#ifdef QPARITY_HAVE_SSE41
-    case Isa::kSse41: {
-      static const RequantizeKernels k = requantize_kernels_sse41();
-      return k;
-    }
-#endif
-#ifdef QPARITY_HAVE_AVX2
-    case Isa::kAvx2: {
-      static const RequantizeKernels k = requantize_kernels_avx2();
-      return k;
-    }
-#endif
-#ifdef QPARITY_HAVE_AVX512
-    case Isa::kAvx512: {
-      static const RequantizeKernels k = requantize_kernels_avx512();
-      return k;
-    }
-#endif
-    default: {
-      static const RequantizeKernels k = requantize_kernels_scalar();
-      return k;
-    }
-  }
-}
-
 /// Per-thread working memory, reused across calls (no allocation in steady state).
 struct Scratch {
   AlignedBytes a_packed;
@@ -407,7 +378,7 @@ void run_tile(const PackedGemmData& d, const GemmCall<AType, Out>& call, std::si
   rq.acc = to_requantize;
   rq.acc_row_stride = ld;
   rq.dst_row_stride = ldc;
-  requantize_kernels_for(d.requant_isa).get<Out>()(rq, dst);
+  requantize_kernels(d.isa).get<Out>()(rq, dst);
   for (const Scratch::Wide& e : s.exceptions) {
     dst[e.i * ldc + e.j] = requantize_wide_element<Out>(d, e.v, j0 + e.j, call.output);
   }
@@ -459,7 +430,6 @@ void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::
 
 template <class AType, class OutType>
 void gemm(const PackedGemm& w, const GemmCall<AType, OutType>& call) {
-  internal::validate_call(w.data(), call);
   gemm_tiles(w, call, 0, gemm_tile_count(w, call.m));
 }
 

@@ -13,19 +13,6 @@
 namespace qparity {
 namespace internal {
 
-Isa requantize_isa_for(Isa gemm_isa) {
-  switch (gemm_isa) {
-    case Isa::kScalar: return Isa::kScalar;
-    case Isa::kSse41: return Isa::kSse41;
-    case Isa::kAvx2:
-    case Isa::kAvxVnni: return Isa::kAvx2;
-    case Isa::kAvx512:
-    case Isa::kAvx512Vnni:
-    case Isa::kAmx: return Isa::kAvx512;
-  }
-  return Isa::kScalar;
-}
-
 namespace {
 
 // One function-local static per case: each getter is compiled with its ISA's flags and may use its
@@ -172,7 +159,6 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   d->core = core;
   d->accumulator = accumulator;
   d->isa = isa;
-  d->requant_isa = requantize_isa_for(isa);
   const AccumulatorKind kind = accumulator.kind;
   d->plan = (kind == AccumulatorKind::kInt32 || kind == AccumulatorKind::kPairSaturating ||
              (kind == AccumulatorKind::kWrapping && accumulator.bits <= 32))

@@ -62,7 +62,6 @@ struct PackedGemmData {
   AccumulatorSpec accumulator{};
   AccumulationPlan plan = AccumulationPlan::kFoldedInt32;
   Isa isa = Isa::kScalar;      ///< the ISA the weights were packed for
-  Isa requant_isa = Isa::kScalar;  ///< the ISA of the fused requantization epilogue
   Ukernel kernel{};
   Ukernel narrow{};            ///< optional few-row kernel (fn == nullptr: none)
   std::size_t group = 4;       ///< K elements per packed group (4: kDot4/kRows64, 2: kPairs16)
@@ -103,13 +102,13 @@ struct Blocking {
 
 inline Blocking blocking_for(const PackedGemmData& d, std::size_t m) {
   if (d.narrow.fn != nullptr && m <= kNarrowMaxRows) {
-    return Blocking{&d.narrow, (m + d.narrow.mr - 1) / d.narrow.mr * d.narrow.mr, d.narrow_nc, d.narrow_kc};
+    // At least one row group, also for m = 0 (gemm_tile_count(w, 0) must not divide by zero).
+    const std::size_t groups = m == 0 ? 1 : (m + d.narrow.mr - 1) / d.narrow.mr;
+    return Blocking{&d.narrow, groups * d.narrow.mr, d.narrow_nc, d.narrow_kc};
   }
   return Blocking{&d.kernel, d.mc, d.nc, d.kc};
 }
 
-/// The requantization kernel family a GEMM ISA path uses for its epilogue.
-Isa requantize_isa_for(Isa gemm_isa);
 
 }  // namespace internal
 }  // namespace qparity

@@ -384,6 +384,7 @@ TEST(GemmBadInput, NamesTheParameter) {
   EXPECT_NE(error_of([&] { auto x = call; x.output.qmax = 300; gemm(packed, x); }).find("qmax"), std::string::npos);
   EXPECT_NE(error_of([&] { gemm_tiles(packed, call, 0, 99); }).find("tile range"), std::string::npos);
   EXPECT_EQ(error_of([&] { gemm(packed, call); }), "(no error)");
+  EXPECT_EQ(gemm_tile_count(packed, 0), 0u);  // no rows, no tiles (and no division by zero)
   for (Isa isa : all_isas()) {
     if (supported_isas() & mask_of(isa)) continue;
     EXPECT_NE(error_of([&] { PackedGemm(isa, w, core); }).find("not supported"), std::string::npos);
