@@ -2,8 +2,9 @@
 // micro-kernel's format, runs the micro-kernel over the tile, then forms the exact accumulator of
 // the chosen model and requantizes. Under the int32-folded plan with an EpiloguePlan (the common
 // case, kernels/gemm/gemm_epilogue.h) each MR x NR block is requantized right after its last K
-// block, from L1, with parameters prepared at packing time; otherwise the whole tile is
-// requantized by a separate pass with the SIMD rounding-core kernels while it is still in cache.
+// block, from L1, with parameters prepared at packing time (on AVX-512 VNNI by the micro-kernel
+// itself, from registers: FusedFn); otherwise the whole tile is requantized by a separate pass
+// with the SIMD rounding-core kernels while it is still in cache.
 //
 // The identity everything rests on (all terms exact in int64, or modulo 2^32 for the int32 model):
 //   sum_k (a - za)(b - zb) = raw - (c + za) * colsum_b - zb * rowsum_a + K * za * zb
@@ -420,6 +421,9 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   }
   const UkernelFn fn = (kernel.fn_signed_a && std::is_signed<AType>::value)
                            ? kernel.fn_signed_a : kernel.fn;
+  // A kernel fused with the epilogue (gemm_epilogue.h FusedFn) requantizes each block of the last
+  // K block from registers; otherwise the kernel stores the block and epilogue_fn reads it back.
+  const FusedFn<Out> fused_fn = (fused && &kernel == &d.kernel) ? ep.fused.get<Out>() : nullptr;
 
   for (std::size_t g0 = 0; g0 < d.kgroups; g0 += kc) {
     const std::size_t kg = std::min(kc, d.kgroups - g0);
@@ -446,11 +450,17 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
         args.col_init = (col_init && g0 == 0) ? col_init + jj : nullptr;
         args.row_init = (row_init && g0 == 0) ? row_init + ii : nullptr;
         args.accumulate = accumulate;
-        fn(args);
         if (fused && last) {
           ea.acc = args.c;
           ea.rows = std::min(MR, rows - ii);
-          epilogue_fn(ea, dst + ii * ldc + jj, ldc);
+          if (fused_fn) {
+            fused_fn(args, ea, dst + ii * ldc + jj, ldc);
+          } else {
+            fn(args);
+            epilogue_fn(ea, dst + ii * ldc + jj, ldc);
+          }
+        } else {
+          fn(args);
         }
       }
     }

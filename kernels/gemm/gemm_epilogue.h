@@ -16,6 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <type_traits>
+
+#include "kernels/gemm/gemm_ukernel.h"
 #include "qparity/requant_params.h"
 
 namespace qparity {
@@ -39,24 +42,45 @@ struct EpilogueArgs {
 template <class Out>
 using EpilogueFn = void (*)(const EpilogueArgs& args, Out* dst, std::size_t ldc);
 
-struct EpilogueFns {
-  EpilogueFn<std::int8_t> to_int8 = nullptr;
-  EpilogueFn<std::uint8_t> to_uint8 = nullptr;
-  EpilogueFn<std::int16_t> to_int16 = nullptr;
-  EpilogueFn<std::int32_t> to_int32 = nullptr;
+/// A micro-kernel call fused with its own block's epilogue: runs the micro-kernel on `kernel`
+/// (which must be its block's last K block) and requantizes the accumulators from registers into
+/// dst, as `block` describes (rows, cols, chan, output stage; block.acc and block.ld are unused and
+/// kernel.c is not written). Results are those of the plain micro-kernel then EpilogueFn; what it
+/// saves is the accumulators' round trip through memory, which costs more than the arithmetic
+/// when K is short (the reload waits for the stores: measured on Zen 4, a trivial load / add /
+/// store epilogue took 350 -> 280 GOPS on 3136 x 64 x 64).
+template <class Out>
+using FusedFn = void (*)(const UkernelArgs& kernel, const EpilogueArgs& block, Out* dst,
+                         std::size_t ldc);
+
+/// One function per output type.
+template <template <class> class Fn>
+struct PerOutputType {
+  Fn<std::int8_t> to_int8 = nullptr;
+  Fn<std::uint8_t> to_uint8 = nullptr;
+  Fn<std::int16_t> to_int16 = nullptr;
+  Fn<std::int32_t> to_int32 = nullptr;
 
   template <class Out>
-  EpilogueFn<Out> get() const;
+  Fn<Out> get() const {
+    if constexpr (std::is_same<Out, std::int8_t>::value) return to_int8;
+    if constexpr (std::is_same<Out, std::uint8_t>::value) return to_uint8;
+    if constexpr (std::is_same<Out, std::int16_t>::value) return to_int16;
+    if constexpr (std::is_same<Out, std::int32_t>::value) return to_int32;
+  }
 };
 
-template <>
-inline EpilogueFn<std::int8_t> EpilogueFns::get<std::int8_t>() const { return to_int8; }
-template <>
-inline EpilogueFn<std::uint8_t> EpilogueFns::get<std::uint8_t>() const { return to_uint8; }
-template <>
-inline EpilogueFn<std::int16_t> EpilogueFns::get<std::int16_t>() const { return to_int16; }
-template <>
-inline EpilogueFn<std::int32_t> EpilogueFns::get<std::int32_t>() const { return to_int32; }
+using EpilogueFns = PerOutputType<EpilogueFn>;
+using FusedFns = PerOutputType<FusedFn>;
+
+/// The register form a plan was built for (which EpilogueFns build() chose), so that another
+/// translation unit compiled at the same level can pick its own functions for the same plan.
+struct EpilogueVariant {
+  bool is_float = false;
+  bool zero_point_inside = false;  ///< float: F32-ZPF
+  std::uint8_t int_form = 0;       ///< integer: requantize_x86.h's IntForm
+  bool pre = false, high = false;  ///< integer: pre-shift, high-half mode
+};
 
 /// What one ISA translation unit provides. build() fills dst (vectors(count) * vec_bytes bytes,
 /// 64-byte aligned) with the registers of params[0, count) (padded with the last channel up to a
@@ -66,12 +90,17 @@ struct EpilogueIsa {
   std::size_t lanes = 0;      ///< columns per vector
   std::size_t vec_bytes = 0;  ///< plan bytes per vector of columns
   bool (*build)(RoundingCore core, const RequantParams* params, std::size_t count,
-                std::uint8_t* dst, EpilogueFns* fns) = nullptr;
+                std::uint8_t* dst, EpilogueFns* fns, EpilogueVariant* variant) = nullptr;
 };
 
 // Each defined in its own translation unit with its ISA's flags: call only when supported.
 EpilogueIsa gemm_epilogue_avx2();
 EpilogueIsa gemm_epilogue_avx512();
+
+/// The AVX-512 VNNI main micro-kernel fused with the epilogue (kernels/gemm/ukernel_avx512vnni.cc)
+/// for a plan gemm_epilogue_avx512() built (same register layout: both are compiled at the AVX-512
+/// level of rounding/simd_x86.h). Call only when AVX-512 VNNI is supported.
+FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant);
 
 }  // namespace internal
 }  // namespace qparity

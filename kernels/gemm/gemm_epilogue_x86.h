@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/gemm/gemm_epilogue.h"
 #include "rounding/requantize_x86.h"
@@ -72,6 +73,57 @@ QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t 
   }
 }
 
+/// The vectors of one epilogue block given as registers, for a micro-kernel that requantizes its
+/// accumulators before they ever reach memory (FusedFn): vector (i, c) is row i, columns
+/// [c, c + kW) (c a multiple of kW, below a->cols). Same arithmetic and stores as run_block.
+template <class Out, class Load, class Core>
+struct BlockVectors {
+  const EpilogueArgs* a;
+  Out* dst;
+  std::size_t ldc;
+  OutRegs o;
+  Load load_regs;
+  Core core;
+
+  QPARITY_SIMD_INLINE void run(std::size_t i, std::size_t c, I x) const {
+    const auto regs = load_regs(a->chan + (c / kW) * a->chan_stride);
+    const I y = finish(core(x, regs), o);
+    const std::size_t n = a->cols - c;
+    if (n >= kW) {
+      Ops::store_out(dst + i * ldc + c, y);
+    } else {
+      Ops::store_out_partial(dst + i * ldc + c, y, n);
+    }
+  }
+};
+
+template <class Out, class Load, class Core>
+QPARITY_SIMD_INLINE BlockVectors<Out, Load, Core> block_vectors(const EpilogueArgs& a, Out* dst,
+                                                                std::size_t ldc, Load load,
+                                                                Core core) {
+  return BlockVectors<Out, Load, Core>{
+      &a, dst, ldc, OutRegs{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)}, load, core};
+}
+
+template <class Out, IntForm kForm, bool kPre, bool kHigh>
+QPARITY_SIMD_INLINE auto int_vectors(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
+  return block_vectors(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs(p); },
+                       [](I x, const IntRegs& r) { return int_core<kForm, kPre, kHigh, false>(x, r); });
+}
+
+template <class Out, bool kZeroPointInside>
+QPARITY_SIMD_INLINE auto float_vectors(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
+  const FloatBatch zp(a.zero_point);
+  return block_vectors(
+      a, dst, ldc,
+      [zp](const std::uint8_t* p) {
+        const float* f = reinterpret_cast<const float*>(p);
+        return FloatRegs{FloatBatch::load_aligned(f), FloatBatch::load_aligned(f + kW),
+                         FloatBatch::load_aligned(f + 2 * kW), zp};
+      },
+      [](I x, const FloatRegs& r) { return float_core<kZeroPointInside>(x, r); });
+}
+
 template <class Out, IntForm kForm, bool kPre, bool kHigh>
 void int_block(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
   run_block(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs(p); },
@@ -107,8 +159,12 @@ void set_float_fns(EpilogueFns* f) {
   f->to_int32 = &float_block<std::int32_t, kZeroPointInside>;
 }
 
-inline bool build_plan(RoundingCore core, const RequantParams* params, std::size_t count,
-                       std::uint8_t* dst, EpilogueFns* fns) {
+/// Fills dst with the plan of params[0, count) and calls set_int(form, pre, high) (compile-time
+/// values, std::integral_constant) or set_float(zero_point_inside) with the register form every
+/// channel can use; false when there is none (see the top).
+template <class SetInt, class SetFloat>
+inline bool build_plan_with(RoundingCore core, const RequantParams* params, std::size_t count,
+                            std::uint8_t* dst, const SetInt& set_int, const SetFloat& set_float) {
   const bool is_float =
       core == RoundingCore::kFloat32 || core == RoundingCore::kFloat32ZeroPointInside;
   if (is_float) {
@@ -126,9 +182,9 @@ inline bool build_plan(RoundingCore core, const RequantParams* params, std::size
       }
     }
     if (core == RoundingCore::kFloat32) {
-      set_float_fns<false>(fns);
+      set_float(std::false_type{});
     } else {
-      set_float_fns<true>(fns);
+      set_float(std::true_type{});
     }
     return true;
   }
@@ -145,12 +201,38 @@ inline bool build_plan(RoundingCore core, const RequantParams* params, std::size
     }
   }
   if (!Ops::kHasSra64 && any_high && !high) return false;  // mixed bias forms (see the top)
-  with_int_variant<Ops::kHasVarShift32>(int_form(core), pre, high,
-                                        [&](auto form_c, auto pre_c, auto high_c) {
-                                          set_int_fns<decltype(form_c)::value, decltype(pre_c)::value,
-                                                      decltype(high_c)::value>(fns);
-                                        });
+  with_int_variant<Ops::kHasVarShift32>(int_form(core), pre, high, set_int);
   return true;
+}
+
+inline bool build_plan(RoundingCore core, const RequantParams* params, std::size_t count,
+                       std::uint8_t* dst, EpilogueFns* fns, EpilogueVariant* variant) {
+  return build_plan_with(
+      core, params, count, dst,
+      [fns, variant](auto form_c, auto pre_c, auto high_c) {
+        set_int_fns<decltype(form_c)::value, decltype(pre_c)::value, decltype(high_c)::value>(fns);
+        *variant = EpilogueVariant{false, false, static_cast<std::uint8_t>(decltype(form_c)::value),
+                                   decltype(pre_c)::value, decltype(high_c)::value};
+      },
+      [fns, variant](auto zp_inside_c) {
+        set_float_fns<decltype(zp_inside_c)::value>(fns);
+        *variant = EpilogueVariant{true, decltype(zp_inside_c)::value, 0, false, false};
+      });
+}
+
+/// Calls f(form, pre, high) or f(zero_point_inside) with the compile-time values of a variant
+/// build_plan chose.
+template <class IntF, class FloatF>
+inline void with_variant(const EpilogueVariant& v, const IntF& int_f, const FloatF& float_f) {
+  if (v.is_float) {
+    if (v.zero_point_inside) {
+      float_f(std::true_type{});
+    } else {
+      float_f(std::false_type{});
+    }
+    return;
+  }
+  with_int_variant<Ops::kHasVarShift32>(static_cast<IntForm>(v.int_form), v.pre, v.high, int_f);
 }
 
 inline EpilogueIsa make_epilogue_isa() {

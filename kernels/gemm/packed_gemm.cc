@@ -165,10 +165,18 @@ void plan_epilogue(PackedGemmData& d) {
   const std::size_t count = d.per_channel ? d.n : 1;
   const std::size_t vectors = (count + isa.lanes - 1) / isa.lanes;
   e.chan.resize(vectors * isa.vec_bytes);
-  if (!isa.build(d.core, d.params.data(), count, e.chan.data(), &e.fns)) {
+  EpilogueVariant variant;
+  if (!isa.build(d.core, d.params.data(), count, e.chan.data(), &e.fns, &variant)) {
     e = EpiloguePlan{};
     return;
   }
+#if defined(QPARITY_HAVE_AVX512VNNI)
+  // The VNNI main kernel requantizes its accumulators from registers; its plan is the AVX-512
+  // one just built (requantize_kernel_isa(kAvx512Vnni) is kAvx512).
+  if (d.isa == Isa::kAvx512Vnni && d.kernel.fn == ukernels_of(Isa::kAvx512Vnni).exact.fn) {
+    e.fused = gemm_fused_avx512vnni(variant);
+  }
+#endif
   e.lanes = isa.lanes;
   e.vec_bytes = isa.vec_bytes;
   e.per_channel = d.per_channel;

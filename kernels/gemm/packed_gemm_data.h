@@ -56,6 +56,9 @@ struct EpiloguePlan {
   bool per_channel = false;
   AlignedBytes chan;  ///< per vector of output channels (one vector when per-tensor)
   EpilogueFns fns;
+  /// The main micro-kernel fused with its block's epilogue (FusedFn), when its ISA has one for
+  /// this plan (AVX-512 VNNI); null entries: the driver calls the kernel and fns separately.
+  FusedFns fused;
 };
 
 /// How the accumulator model is realised on top of the raw micro-kernel sums.

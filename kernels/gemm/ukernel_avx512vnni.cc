@@ -3,15 +3,27 @@
 // the AVX-512BW kernel for it.
 //
 // Also the EVEX instantiations of the 256-bit kernels shared with AVX-VNNI
-// (kernels/gemm/ukernel_dot4_ymm.h), for tests only (kernels/gemm/ukernel_avx512vnni_ymm.h).
+// (kernels/gemm/ukernel_dot4_ymm.h), for tests only (kernels/gemm/ukernel_avx512vnni_ymm.h), and
+// the main kernel fused with its block's epilogue (gemm_epilogue.h, FusedFn), which compiles
+// kernels/gemm/gemm_epilogue_x86.h at the AVX-512 level in its own namespace.
 #define QPARITY_GEMM_ISA_NS gemm_avx512vnni
+#define QPARITY_ISA_NS gemm_avx512vnni_epi
+#define QPARITY_ISA_LEVEL 3
+// GCC 12's AVX-512 intrinsics initialise their "undefined" operands from themselves, which
+// -W(maybe-)uninitialized reports at every inlined use (GCC PR 105593, fixed in GCC 13).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 #include <immintrin.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "kernels/gemm/gemm_epilogue_x86.h"
 #include "kernels/gemm/gemm_ukernel.h"
 #include "kernels/gemm/ukernel_avx512vnni_ymm.h"
 #include "kernels/gemm/ukernel_dot4_ymm.h"
@@ -83,13 +95,24 @@ __attribute__((always_inline)) inline void dot4_group_zmm(__m512i (&acc)[kRows][
   }
 }
 
+/// No epilogue: the accumulators are stored to C (the plain micro-kernel).
+struct NoVectors {};
+
 /// C (+)= init + A * B for one kRows x (16 * kCols16) tile (gemm_ukernel.h). kKSplit > 1 keeps
 /// kKSplit accumulator sets, set s taking the K groups g with g % kKSplit == s (the tail, fewer
 /// than kKSplit groups, goes to set 0), summed before the store: more independent chains for
 /// tiles too small to hide VPDPBUSD's latency with their own accumulators.
-template <std::size_t kRows, std::size_t kCols16, std::size_t kKSplit>
-void dot4_exact_zmm(const UkernelArgs& p) {
+/// With an epilogue (Vectors = gemm_epilogue_x86.h BlockVectors, FusedFn) the sums are
+/// requantized from registers into the output instead, for the valid rows x cols of the block, and
+/// C is not written (the call must be its block's last K block; p.accumulate still loads the
+/// earlier K blocks' sums from C).
+template <std::size_t kRows, std::size_t kCols16, std::size_t kKSplit, class Vectors = NoVectors>
+__attribute__((always_inline)) inline void dot4_exact_zmm_body(const UkernelArgs& p,
+                                                               const Vectors* epilogue = nullptr,
+                                                               std::size_t rows = 0,
+                                                               std::size_t cols = 0) {
   static_assert(kKSplit == 1 || kKSplit == 2, "one or two accumulator sets");
+  constexpr bool kFused = !std::is_same<Vectors, NoVectors>::value;
   // Locals: stores through c could alias the argument struct as far as the compiler knows.
   std::int32_t* const c = p.c;
   const std::size_t ldc = p.ldc;
@@ -141,15 +164,57 @@ void dot4_exact_zmm(const UkernelArgs& p) {
   }
   for (; g < p.kgroups; ++g) dot4_group_zmm(acc, a + g * kRows * 4, panel, g * kPanelGroupBytes);
 
+  if constexpr (kFused) {
+    // The block's valid rows and column vectors only (rows past M and columns past N are padding).
 #pragma GCC unroll 16
-  for (std::size_t i = 0; i < kRows; ++i) {
+    for (std::size_t i = 0; i < kRows; ++i) {
+      if (i >= rows) break;
 #pragma GCC unroll 16
-    for (std::size_t q = 0; q < kCols16; ++q) {
-      __m512i sum = acc[i][q];
-      if constexpr (kKSplit == 2) sum = _mm512_add_epi32(sum, acc_odd[i][q]);  // wraps
-      _mm512_storeu_si512(c + i * ldc + q * 16, sum);
+      for (std::size_t q = 0; q < kCols16; ++q) {
+        if (q * 16 >= cols) break;
+        __m512i sum = acc[i][q];
+        if constexpr (kKSplit == 2) sum = _mm512_add_epi32(sum, acc_odd[i][q]);  // wraps
+        epilogue->run(i, q * 16, sum);
+      }
+    }
+  } else {
+#pragma GCC unroll 16
+    for (std::size_t i = 0; i < kRows; ++i) {
+#pragma GCC unroll 16
+      for (std::size_t q = 0; q < kCols16; ++q) {
+        __m512i sum = acc[i][q];
+        if constexpr (kKSplit == 2) sum = _mm512_add_epi32(sum, acc_odd[i][q]);  // wraps
+        _mm512_storeu_si512(c + i * ldc + q * 16, sum);
+      }
     }
   }
+}
+
+template <std::size_t kRows, std::size_t kCols16, std::size_t kKSplit>
+void dot4_exact_zmm(const UkernelArgs& p) {
+  dot4_exact_zmm_body<kRows, kCols16, kKSplit>(p);
+}
+
+/// FusedFn for the main kernel and one epilogue register form.
+template <class Out, class MakeVectors>
+void fused(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc,
+           const MakeVectors& make) {
+  const auto vectors = make(block, dst, ldc);
+  dot4_exact_zmm_body<kMr, kPanels, 1>(p, &vectors, block.rows, block.cols);
+}
+
+template <class Out, gemm_avx512vnni_epi::IntForm kForm, bool kPre, bool kHigh>
+void fused_int(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
+  fused(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
+    return gemm_avx512vnni_epi::int_vectors<Out, kForm, kPre, kHigh>(a, d, l);
+  });
+}
+
+template <class Out, bool kZeroPointInside>
+void fused_float(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
+  fused(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
+    return gemm_avx512vnni_epi::float_vectors<Out, kZeroPointInside>(a, d, l);
+  });
 }
 
 /// The EVEX encoding of the 256-bit VPDPBUSD, for the shared ymm kernel.
@@ -171,6 +236,32 @@ UkernelSet gemm_ukernels_avx512vnni() {
                            kNarrowMr, kNarrowPanels * kPanelCols,
                            &dot4_exact_zmm<kNarrowMr, kNarrowPanels, kNarrowKSplit>, nullptr};
   return s;  // pair_saturate absent: VPDPBUSD cannot saturate pairs (use the AVX-512BW kernel)
+}
+
+FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant) {
+  using namespace gemm_avx512vnni;
+  namespace epi = gemm_avx512vnni_epi;
+  // Fields are assigned directly: this TU calls no inline function of the shared headers (see
+  // the ODR note in rounding/simd_x86.h).
+  FusedFns fns;
+  epi::with_variant(
+      variant,
+      [&fns](auto form_c, auto pre_c, auto high_c) {
+        constexpr epi::IntForm kForm = decltype(form_c)::value;
+        constexpr bool kPre = decltype(pre_c)::value, kHigh = decltype(high_c)::value;
+        fns.to_int8 = &fused_int<std::int8_t, kForm, kPre, kHigh>;
+        fns.to_uint8 = &fused_int<std::uint8_t, kForm, kPre, kHigh>;
+        fns.to_int16 = &fused_int<std::int16_t, kForm, kPre, kHigh>;
+        fns.to_int32 = &fused_int<std::int32_t, kForm, kPre, kHigh>;
+      },
+      [&fns](auto zp_inside_c) {
+        constexpr bool kInside = decltype(zp_inside_c)::value;
+        fns.to_int8 = &fused_float<std::int8_t, kInside>;
+        fns.to_uint8 = &fused_float<std::uint8_t, kInside>;
+        fns.to_int16 = &fused_float<std::int16_t, kInside>;
+        fns.to_int32 = &fused_float<std::int32_t, kInside>;
+      });
+  return fns;
 }
 
 UkernelSet gemm_ukernels_avx512vnni_ymm_for_testing() {

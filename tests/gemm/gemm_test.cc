@@ -261,9 +261,9 @@ INSTANTIATE_TEST_SUITE_P(AllCores, GemmEdge, ::testing::ValuesIn(kAllRoundingCor
                          });
 
 // The fused epilogue (kernels/gemm/gemm_epilogue.h: int32-folded models, each MR x NR block
-// requantized after its last K block with parameters prepared at packing time): every column count
-// 1..65 (partial vectors, 1..NR columns of a block), N across the 256-channel parameter blocks, one
-// and several K blocks, every output type, per-channel parameters whose shifts span the whole
+// requantized after its last K block with parameters prepared at packing time; on AVX-512 VNNI by
+// the micro-kernel from registers): every column count 1..65 (partial vectors, 1..NR columns of a
+// block), 1..20 rows, N across the 256-channel parameter blocks, one and several K blocks, every output type, per-channel parameters whose shifts span the whole
 // range (pre-shifted and not, high-half and direct shift modes in one plan), every core.
 template <class AType, class OutType>
 void epilogue_suite(RoundingCore core, std::uint32_t seed) {
@@ -275,7 +275,8 @@ void epilogue_suite(RoundingCore core, std::uint32_t seed) {
   const AccumulatorSpec accs[] = {{AccumulatorKind::kInt32, 32}, {AccumulatorKind::kPairSaturating, 32}};
   for (Isa isa : qparity_test::supported_isa_list()) {
     for (std::size_t n : ns) {
-      const std::size_t m = n > 65 ? 11 : static_cast<std::size_t>(pick(1, 10));
+      // Up to 3 row blocks of the 8-row kernels, so that blocks follow each other in a tile.
+      const std::size_t m = n > 65 ? 11 : static_cast<std::size_t>(pick(1, 20));
       const std::size_t k = pick(0, 3) == 0 ? 700 : static_cast<std::size_t>(pick(1, 40));
       auto c = make_case<AType, OutType>(rng, core, m, n, k, Fill::kRandom);
       c.has_b_zp = c.has_b_zp && !c.zp_per_channel;  // the fused path's models
