@@ -137,6 +137,12 @@ struct Ops {
   QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
     return _mm_blend_epi16(_mm_srli_epi64(even, 32), odd, 0xCC);
   }
+  /// Bits [31, 63) of the even-lane and of the odd-lane 64-bit values, back in lane order.
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd) {
+    return _mm_blend_epi16(_mm_srli_epi64(even, 31), _mm_slli_epi64(odd, 1), 0xCC);
+  }
+  template <int kCount>
+  QPARITY_SIMD_INLINE static I sra32_imm(I v) { return _mm_srai_epi32(v, kCount); }
   /// 32-bit arithmetic right shift. No per-lane counts before AVX2: uniform only, count in the
   /// low 64 bits (set_sra32_count).
   static constexpr bool kHasVarShift32 = false;
@@ -221,6 +227,11 @@ struct Ops {
   QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
     return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
   }
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd) {
+    return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  }
+  template <int kCount>
+  QPARITY_SIMD_INLINE static I sra32_imm(I v) { return _mm256_srai_epi32(v, kCount); }
   static constexpr bool kHasVarShift32 = true;
   QPARITY_SIMD_INLINE static I set_sra32_count(std::int32_t v) { return _mm256_set1_epi32(v); }
   template <bool kUniform>
@@ -304,6 +315,11 @@ struct Ops {
   QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
     return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
   }
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd) {
+    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
+  }
+  template <int kCount>
+  QPARITY_SIMD_INLINE static I sra32_imm(I v) { return _mm512_srai_epi32(v, kCount); }
   QPARITY_SIMD_INLINE static I set_sra32_count(std::int32_t v) { return _mm512_set1_epi32(v); }
   template <bool kUniform>
   QPARITY_SIMD_INLINE static I sra32(I v, I count) { return _mm512_srav_epi32(v, count); }
