@@ -343,6 +343,9 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   };
   const std::size_t kc = bk.kc;
   const std::size_t full_block_bytes = block_bytes(kc);
+  // A strided A whose rows are whole K groups is read in place by a kernel that can (no packing:
+  // the kernel broadcasts each row's 4 bytes straight from A, XORing the +128 of int8 activations).
+  const bool direct_a = kernel.direct_a && !src.indirect() && d.k % 4 == 0;
   if (!rows_ready) {
     const bool need_row_sum = d.has_b_zero_point || !folded;
     if (need_row_sum || is_sat) {  // (the only readers of row_sum / row_max_abs)
@@ -360,7 +363,7 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
         s.row_max_abs[r] = mx;
       }
     }
-    const std::size_t blocks = ceil_div(d.kgroups, kc);
+    const std::size_t blocks = direct_a ? 0 : ceil_div(d.kgroups, kc);
     s.a_packed.resize(full_block_bytes * blocks);
     if (pack_from_segments) {
       pack_a_from_segments(d, MR, src, i0, rows, kc, full_block_bytes, s.a_packed.data(), s);
@@ -428,7 +431,8 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   for (std::size_t g0 = 0; g0 < d.kgroups; g0 += kc) {
     const std::size_t kg = std::min(kc, d.kgroups - g0);
     const std::size_t a_row_bytes = rows64 ? (kg * 4 + 63) / 64 * 64 : 0;
-    const std::uint8_t* a_block = s.a_packed.data() + (g0 / kc) * full_block_bytes;
+    const std::uint8_t* a_block =
+        direct_a ? nullptr : s.a_packed.data() + (g0 / kc) * full_block_bytes;
     const bool accumulate = g0 > 0 && !wide_chunks;
     const bool last = g0 + kc >= d.kgroups;
     for (std::size_t jj = 0; jj < cols_pad; jj += NR) {
@@ -441,8 +445,15 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
       for (std::size_t ii = 0; ii < rows_pad; ii += MR) {
         UkernelArgs args;
         args.kgroups = kg;
-        args.a = rows64 ? a_block + ii * a_row_bytes : a_block + ii * kg * 4;
-        args.a_row_bytes = a_row_bytes;
+        if (direct_a) {
+          args.a = reinterpret_cast<const std::uint8_t*>(a + ii * lda) + g0 * 4;
+          args.a_stride = lda;
+          args.a_rows = std::min(MR, rows - ii);
+          args.a_flip = c_off != 0;
+        } else {
+          args.a = rows64 ? a_block + ii * a_row_bytes : a_block + ii * kg * 4;
+          args.a_row_bytes = a_row_bytes;
+        }
         args.b = b;
         args.b_panel_stride = d.panel_stride;
         args.c = (fused && single_block) ? acc : acc + ii * ld + jj;

@@ -79,6 +79,15 @@ struct UkernelArgs {
   const std::int32_t* col_init = nullptr;  ///< NR values, or null (0)
   const std::int32_t* row_init = nullptr;  ///< MR values, or null (0)
   bool accumulate = false;
+  /// kDot4 kernels with Ukernel::direct_a only: when nonzero, `a` is not packed but the first of
+  /// a_rows rows of the activation matrix itself, a_stride bytes apart, already offset to the K
+  /// block (group g of row i at a + i * a_stride + 4g; rows from a_rows to MR repeat the last
+  /// row, their sums are padding). a_flip: XOR every byte with 0x80 (int8 activations: the +128
+  /// of the kDot4 format). The driver uses it only when K is a multiple of 4, so no group reads
+  /// past a row.
+  std::size_t a_stride = 0;
+  std::size_t a_rows = 0;
+  bool a_flip = false;
 };
 
 using UkernelFn = void (*)(const UkernelArgs& args);
@@ -93,6 +102,7 @@ struct Ukernel {
   std::size_t nr = 0;  ///< a multiple of kPanelCols
   UkernelFn fn = nullptr;
   UkernelFn fn_signed_a = nullptr;  ///< kRows64 only: the int8-activation variant
+  bool direct_a = false;  ///< fn (and the fused kernels) also read A unpacked (a_stride)
 };
 
 /// The micro-kernels each ISA translation unit provides (entries with fn == nullptr are absent).

@@ -95,6 +95,25 @@ __attribute__((always_inline)) inline void dot4_group_zmm(__m512i (&acc)[kRows][
   }
 }
 
+/// dot4_group_zmm on unpacked A (UkernelArgs::a_stride): row i's 4 bytes of the group at
+/// row[i] + a_offset, XORed with flip (0x80 bytes for int8 activations, else 0).
+template <std::size_t kRows, std::size_t kCols16>
+__attribute__((always_inline)) inline void dot4_group_zmm_rows(
+    __m512i (&acc)[kRows][kCols16], const std::uint8_t* const (&row)[kRows], std::size_t a_offset,
+    __m512i flip, const std::uint8_t* const (&panel)[kCols16], std::size_t offset) {
+  __m512i bv[kCols16];
+#pragma GCC unroll 16
+  for (std::size_t q = 0; q < kCols16; ++q) bv[q] = _mm512_loadu_si512(panel[q] + offset);
+#pragma GCC unroll 16
+  for (std::size_t i = 0; i < kRows; ++i) {
+    std::int32_t a_dword;
+    std::memcpy(&a_dword, row[i] + a_offset, 4);
+    const __m512i av = _mm512_xor_si512(_mm512_set1_epi32(a_dword), flip);
+#pragma GCC unroll 16
+    for (std::size_t q = 0; q < kCols16; ++q) acc[i][q] = _mm512_dpbusd_epi32(acc[i][q], av, bv[q]);
+  }
+}
+
 /// No epilogue: the accumulators are stored to C (the plain micro-kernel).
 struct NoVectors {};
 
@@ -161,6 +180,13 @@ __attribute__((always_inline)) inline void dot4_exact_zmm_body(const UkernelArgs
       dot4_group_zmm(acc, a + g * kRows * 4, panel, g * kPanelGroupBytes);
       dot4_group_zmm(acc_odd, a + (g + 1) * kRows * 4, panel, (g + 1) * kPanelGroupBytes);
     }
+  }
+  if (kKSplit == 1 && p.a_stride != 0) {  // unpacked A (the main kernel only)
+    const std::uint8_t* row[kRows];
+#pragma GCC unroll 16
+    for (std::size_t i = 0; i < kRows; ++i) row[i] = a + (i < p.a_rows ? i : p.a_rows - 1) * p.a_stride;
+    const __m512i flip = _mm512_set1_epi32(p.a_flip ? static_cast<std::int32_t>(0x80808080u) : 0);
+    for (; g < p.kgroups; ++g) dot4_group_zmm_rows(acc, row, g * 4, flip, panel, g * kPanelGroupBytes);
   }
   for (; g < p.kgroups; ++g) dot4_group_zmm(acc, a + g * kRows * 4, panel, g * kPanelGroupBytes);
 
@@ -231,7 +257,7 @@ UkernelSet gemm_ukernels_avx512vnni() {
   using namespace gemm_avx512vnni;
   UkernelSet s;
   s.exact = Ukernel{"avx512vnni-dot4-8x32", PackFormat::kDot4, Arithmetic::kExact, kMr,
-                    kPanels * kPanelCols, &dot4_exact_zmm<kMr, kPanels, 1>, nullptr};
+                    kPanels * kPanelCols, &dot4_exact_zmm<kMr, kPanels, 1>, nullptr, true};
   s.exact_narrow = Ukernel{"avx512vnni-dot4-1x64", PackFormat::kDot4, Arithmetic::kExact,
                            kNarrowMr, kNarrowPanels * kPanelCols,
                            &dot4_exact_zmm<kNarrowMr, kNarrowPanels, kNarrowKSplit>, nullptr};
