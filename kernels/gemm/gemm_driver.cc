@@ -43,6 +43,7 @@ struct Scratch {
   AlignedBytes a_gathered;  // rows x K of an indirect A (the current row block)
   std::vector<std::uint8_t> pad_segment;             // seg copies of an indirect A's pad value
   std::vector<const std::uint8_t*> row_segments;     // MR x taps segment pointers
+  std::vector<const std::uint8_t*> segment_table;    // indirect A read in place: [tap][MR] per row group
   AlignedBytes acc32;     // mc x nc int32
   AlignedBytes acc64;     // mc x nc int64 (wide model with K > kMaxKBlock)
   AlignedBytes staged;    // mc x nc int32 handed to the requantizer (wide models)
@@ -269,6 +270,37 @@ void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperan
   }
 }
 
+/// The segment pointers of an indirect A's rows [i0, i0 + rows) for a kernel that reads them in
+/// place (UkernelArgs::a_segments): for each MR-row group, taps x MR pointers, tap-major; rows past
+/// `rows` repeat the group's first row (their sums are padding), a padded tap points at
+/// s.pad_segment.
+template <class AType>
+void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t i0,
+                         std::size_t rows, Scratch& s) {
+  const std::size_t taps = src.taps, groups = ceil_div(rows, MR);
+  s.pad_segment.assign(src.seg, static_cast<std::uint8_t>(src.pad));
+  s.segment_table.resize(groups * taps * MR);
+  std::size_t image = i0 / src.rows_per_image, pr = i0 % src.rows_per_image;
+  for (std::size_t rg = 0; rg < groups; ++rg) {
+    const std::uint8_t** table = s.segment_table.data() + rg * taps * MR;
+    for (std::size_t r = 0; r < MR; ++r) {
+      if (rg * MR + r >= rows) {
+        for (std::size_t t = 0; t < taps; ++t) table[t * MR + r] = table[t * MR];
+        continue;
+      }
+      const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
+      const std::ptrdiff_t* off = src.tap_offsets + pr * taps;
+      for (std::size_t t = 0; t < taps; ++t) {
+        table[t * MR + r] = off[t] < 0 ? s.pad_segment.data() : base + off[t];
+      }
+      if (++pr == src.rows_per_image) {
+        pr = 0;
+        ++image;
+      }
+    }
+  }
+}
+
 /// The fused epilogue's output stage constants: requantize_x86.h's output_regs, in scalar form.
 void epilogue_output_stage(const OutputParams& o, bool zero_point_inside, EpilogueArgs& e) {
   std::int64_t lo, hi, add;
@@ -341,11 +373,19 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   auto block_bytes = [&](std::size_t kg) {
     return rows64 ? rows_pad * ((kg * 4 + 63) / 64 * 64) : rows_pad * kg * 4;
   };
-  const std::size_t kc = bk.kc;
-  const std::size_t full_block_bytes = block_bytes(kc);
   // A strided A whose rows are whole K groups is read in place by a kernel that can (no packing:
   // the kernel broadcasts each row's 4 bytes straight from A, XORing the +128 of int8 activations).
   const bool direct_a = kernel.direct_a && !src.indirect() && d.k % 4 == 0;
+  // So is an indirect A whose segments are whole K groups, through a table of segment pointers,
+  // with K blocks of whole segments, when N is small: packing costs in proportion to 1 / N (a
+  // packed row block serves every column block), reading in place a few % per multiply-add
+  // (measured in one conv_bench run: 56x56x64->64 3x3 +6 %, 14x14x256->256 -2.5 %, 7x7x512->512
+  // -4 %).
+  const std::size_t seg_groups = src.indirect() ? src.seg / 4 : 0;
+  const bool direct_segments =
+      kernel.direct_a && pack_from_segments && seg_groups <= bk.kc && d.n <= 128;
+  const std::size_t kc = direct_segments ? bk.kc / seg_groups * seg_groups : bk.kc;
+  const std::size_t full_block_bytes = block_bytes(kc);
   if (!rows_ready) {
     const bool need_row_sum = d.has_b_zero_point || !folded;
     if (need_row_sum || is_sat) {  // (the only readers of row_sum / row_max_abs)
@@ -363,9 +403,11 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
         s.row_max_abs[r] = mx;
       }
     }
-    const std::size_t blocks = direct_a ? 0 : ceil_div(d.kgroups, kc);
+    const std::size_t blocks = (direct_a || direct_segments) ? 0 : ceil_div(d.kgroups, kc);
     s.a_packed.resize(full_block_bytes * blocks);
-    if (pack_from_segments) {
+    if (direct_segments) {
+      build_segment_table(MR, src, i0, rows, s);
+    } else if (pack_from_segments) {
       pack_a_from_segments(d, MR, src, i0, rows, kc, full_block_bytes, s.a_packed.data(), s);
     }
     for (std::size_t b = 0; b < blocks && !pack_from_segments; ++b) {
@@ -431,8 +473,9 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   for (std::size_t g0 = 0; g0 < d.kgroups; g0 += kc) {
     const std::size_t kg = std::min(kc, d.kgroups - g0);
     const std::size_t a_row_bytes = rows64 ? (kg * 4 + 63) / 64 * 64 : 0;
-    const std::uint8_t* a_block =
-        direct_a ? nullptr : s.a_packed.data() + (g0 / kc) * full_block_bytes;
+    const std::uint8_t* a_block = (direct_a || direct_segments)
+                                      ? nullptr
+                                      : s.a_packed.data() + (g0 / kc) * full_block_bytes;
     const bool accumulate = g0 > 0 && !wide_chunks;
     const bool last = g0 + kc >= d.kgroups;
     for (std::size_t jj = 0; jj < cols_pad; jj += NR) {
@@ -445,7 +488,11 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
       for (std::size_t ii = 0; ii < rows_pad; ii += MR) {
         UkernelArgs args;
         args.kgroups = kg;
-        if (direct_a) {
+        if (direct_segments) {
+          args.a_segments = s.segment_table.data() + (ii / MR) * src.taps * MR + (g0 / seg_groups) * MR;
+          args.a_seg_groups = seg_groups;
+          args.a_flip = c_off != 0;
+        } else if (direct_a) {
           args.a = reinterpret_cast<const std::uint8_t*>(a + ii * lda) + g0 * 4;
           args.a_stride = lda;
           args.a_rows = std::min(MR, rows - ii);

@@ -88,6 +88,13 @@ struct UkernelArgs {
   std::size_t a_stride = 0;
   std::size_t a_rows = 0;
   bool a_flip = false;
+  /// Ukernel::direct_a kernels only, an indirect A read in place (implicit-GEMM convolution): when
+  /// non-null, this K block is kgroups / a_seg_groups segments of a_seg_groups groups each, and
+  /// segment s of row i starts at a_segments[s * MR + i] (rows past the valid ones point at some
+  /// valid segment; a padded tap points at a buffer of the pad value). a_flip applies; `a` and
+  /// a_stride are ignored.
+  const std::uint8_t* const* a_segments = nullptr;
+  std::size_t a_seg_groups = 0;
 };
 
 using UkernelFn = void (*)(const UkernelArgs& args);
@@ -102,7 +109,7 @@ struct Ukernel {
   std::size_t nr = 0;  ///< a multiple of kPanelCols
   UkernelFn fn = nullptr;
   UkernelFn fn_signed_a = nullptr;  ///< kRows64 only: the int8-activation variant
-  bool direct_a = false;  ///< fn (and the fused kernels) also read A unpacked (a_stride)
+  bool direct_a = false;  ///< fn (and the fused kernels) also read A unpacked (a_stride, a_segments)
 };
 
 /// The micro-kernels each ISA translation unit provides (entries with fn == nullptr are absent).

@@ -181,7 +181,18 @@ __attribute__((always_inline)) inline void dot4_exact_zmm_body(const UkernelArgs
       dot4_group_zmm(acc_odd, a + (g + 1) * kRows * 4, panel, (g + 1) * kPanelGroupBytes);
     }
   }
-  if (kKSplit == 1 && p.a_stride != 0) {  // unpacked A (the main kernel only)
+  if (kKSplit == 1 && p.a_segments != nullptr) {  // indirect A in place (the main kernel only)
+    const __m512i flip = _mm512_set1_epi32(p.a_flip ? static_cast<std::int32_t>(0x80808080u) : 0);
+    const std::size_t sg = p.a_seg_groups;
+    for (const std::uint8_t* const* seg = p.a_segments; g < p.kgroups; seg += kRows) {
+      const std::uint8_t* row[kRows];
+#pragma GCC unroll 16
+      for (std::size_t i = 0; i < kRows; ++i) row[i] = seg[i];
+      for (std::size_t q = 0; q < sg; ++q, ++g) {
+        dot4_group_zmm_rows(acc, row, q * 4, flip, panel, g * kPanelGroupBytes);
+      }
+    }
+  } else if (kKSplit == 1 && p.a_stride != 0) {  // unpacked A (the main kernel only)
     const std::uint8_t* row[kRows];
 #pragma GCC unroll 16
     for (std::size_t i = 0; i < kRows; ++i) row[i] = a + (i < p.a_rows ? i : p.a_rows - 1) * p.a_stride;
