@@ -42,8 +42,7 @@ struct Scratch {
   AlignedBytes a_packed;
   AlignedBytes a_gathered;  // rows x K of an indirect A (the current row block)
   std::vector<std::uint8_t> pad_segment;             // seg copies of an indirect A's pad value
-  std::vector<const std::uint8_t*> row_segments;     // MR x taps segment pointers
-  std::vector<const std::uint8_t*> segment_table;    // indirect A read in place: [tap][MR] per row group
+  std::vector<const std::uint8_t*> segment_table;    // an indirect A's segments: [tap][MR] per row group
   AlignedBytes acc32;     // mc x nc int32
   AlignedBytes acc64;     // mc x nc int64 (wide model with K > kMaxKBlock)
   AlignedBytes staged;    // mc x nc int32 handed to the requantizer (wide models)
@@ -225,55 +224,10 @@ void gather_rows(const AOperand<AType>& src, std::size_t i0, std::size_t rows, A
   }
 }
 
-/// Packs an indirect A's rows [i0, i0 + rows) for the kDot4 format straight from the input, all K
-/// blocks (block b at dst + b * full_block_bytes, kc groups per full block), when every segment is
-/// a whole number of K groups (seg % 4 == 0): each (segment, K block) run of one MR-row group is
-/// one pack_dot4_run over that segment's row pointers. Same bytes as pack_a on the gathered rows.
-template <class AType>
-void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperand<AType>& src,
-                          std::size_t i0, std::size_t rows, std::size_t kc,
-                          std::size_t full_block_bytes, std::uint8_t* dst, Scratch& s) {
-  const std::uint32_t flip = activation_offset<AType>(d) ? 0x80808080u : 0u;
-  const std::size_t taps = src.taps, sg = src.seg / 4;
-  s.pad_segment.assign(src.seg, static_cast<std::uint8_t>(src.pad));
-  s.row_segments.resize(MR * taps);
-  const std::uint8_t** segs = s.row_segments.data();
-  const std::uint8_t* row_ptr[kMaxMr];
-  std::size_t image = i0 / src.rows_per_image, pr = i0 % src.rows_per_image;
-  for (std::size_t rg = 0; rg < ceil_div(rows, MR); ++rg) {
-    for (std::size_t r = 0; r < MR; ++r) {
-      if (rg * MR + r >= rows) {  // rows past M: zeros
-        for (std::size_t t = 0; t < taps; ++t) segs[r * taps + t] = nullptr;
-        continue;
-      }
-      const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
-      const std::ptrdiff_t* off = src.tap_offsets + pr * taps;
-      for (std::size_t t = 0; t < taps; ++t) {
-        segs[r * taps + t] = off[t] < 0 ? s.pad_segment.data() : base + off[t];
-      }
-      if (++pr == src.rows_per_image) {
-        pr = 0;
-        ++image;
-      }
-    }
-    for (std::size_t g = 0; g < d.kgroups;) {
-      const std::size_t block = g / kc, gi = g % kc, t = g / sg, q = g % sg;
-      const std::size_t len = std::min(sg - q, kc - gi);
-      const std::size_t kg = std::min(kc, d.kgroups - block * kc);  // groups in this block
-      for (std::size_t r = 0; r < MR; ++r) {
-        row_ptr[r] = segs[r * taps + t] ? segs[r * taps + t] + q * 4 : nullptr;
-      }
-      pack_dot4_run(row_ptr, MR, len, flip,
-                    dst + block * full_block_bytes + (rg * kg + gi) * MR * 4);
-      g += len;
-    }
-  }
-}
-
-/// The segment pointers of an indirect A's rows [i0, i0 + rows) for a kernel that reads them in
-/// place (UkernelArgs::a_segments): for each MR-row group, taps x MR pointers, tap-major; rows past
-/// `rows` repeat the group's first row (their sums are padding), a padded tap points at
-/// s.pad_segment.
+/// The segment pointers of an indirect A's rows [i0, i0 + rows) into s.segment_table, for a kernel
+/// that reads them in place (UkernelArgs::a_segments) or for packing: for each MR-row group, taps x
+/// MR pointers, tap-major; rows past `rows` repeat the group's first row (their sums are padding),
+/// a padded tap points at s.pad_segment.
 template <class AType>
 void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t i0,
                          std::size_t rows, Scratch& s) {
@@ -297,6 +251,35 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
         pr = 0;
         ++image;
       }
+    }
+  }
+}
+
+/// Packs an indirect A's rows [i0, i0 + rows) for the kDot4 format straight from the input, all K
+/// blocks (block b at dst + b * full_block_bytes, kc groups per full block), when every segment is
+/// a whole number of K groups (seg % 4 == 0): each (segment, K block) run of one MR-row group is
+/// one pack_dot4_run over that segment's row pointers. Same bytes as pack_a on the gathered rows
+/// (rows past `rows` are zeros).
+template <class AType>
+void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperand<AType>& src,
+                          std::size_t i0, std::size_t rows, std::size_t kc,
+                          std::size_t full_block_bytes, std::uint8_t* dst, Scratch& s) {
+  const std::uint32_t flip = activation_offset<AType>(d) ? 0x80808080u : 0u;
+  const std::size_t taps = src.taps, sg = src.seg / 4;
+  build_segment_table(MR, src, i0, rows, s);
+  const std::uint8_t* row_ptr[kMaxMr];
+  for (std::size_t rg = 0; rg < ceil_div(rows, MR); ++rg) {
+    const std::uint8_t* const* table = s.segment_table.data() + rg * taps * MR;
+    for (std::size_t g = 0; g < d.kgroups;) {
+      const std::size_t block = g / kc, gi = g % kc, t = g / sg, q = g % sg;
+      const std::size_t len = std::min(sg - q, kc - gi);
+      const std::size_t kg = std::min(kc, d.kgroups - block * kc);  // groups in this block
+      for (std::size_t r = 0; r < MR; ++r) {
+        row_ptr[r] = rg * MR + r < rows ? table[t * MR + r] + q * 4 : nullptr;
+      }
+      pack_dot4_run(row_ptr, MR, len, flip,
+                    dst + block * full_block_bytes + (rg * kg + gi) * MR * 4);
+      g += len;
     }
   }
 }

@@ -117,6 +117,10 @@ __attribute__((always_inline)) inline void dot4_group_zmm_rows(
 /// No epilogue: the accumulators are stored to C (the plain micro-kernel).
 struct NoVectors {};
 
+/// Where the kernel reads A (UkernelArgs): packed, in place strided (a_stride), in place through
+/// segment pointers (a_segments).
+enum class AMode { kPacked, kStrided, kSegments };
+
 /// C (+)= init + A * B for one kRows x (16 * kCols16) tile (gemm_ukernel.h). kKSplit > 1 keeps
 /// kKSplit accumulator sets, set s taking the K groups g with g % kKSplit == s (the tail, fewer
 /// than kKSplit groups, goes to set 0), summed before the store: more independent chains for
@@ -125,12 +129,8 @@ struct NoVectors {};
 /// requantized from registers into the output instead, for the valid rows x cols of the block, and
 /// C is not written (the call must be its block's last K block; p.accumulate still loads the
 /// earlier K blocks' sums from C).
-/// Where the kernel reads A (UkernelArgs): packed, in place strided (a_stride), in place through
-/// segment pointers (a_segments).
-enum class AMode { kPacked, kStrided, kSegments };
-
-/// One A mode of the kernel. Each mode is its own function: with the three K loops in one body
-/// GCC 12 spilled general registers around the packed loop (-10 % on 784x128x1152).
+/// One function per A mode: with the three K loops in one body GCC 12 spilled general registers
+/// around the packed loop (-10 % on 784x128x1152).
 template <std::size_t kRows, std::size_t kCols16, std::size_t kKSplit, AMode kMode, class Vectors>
 __attribute__((noinline)) void dot4_exact_zmm_mode(const UkernelArgs& p, const Vectors* epilogue,
                                                    std::size_t rows, std::size_t cols) {
