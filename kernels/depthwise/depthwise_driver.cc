@@ -135,31 +135,40 @@ void find_fallback_channels(const PackedDepthwiseConv2DData& d, std::int32_t za,
   }
 }
 
+/// Input row iy of image b as the channels [c0, c0 + cg) of the *output* (bytes, pixel_stride
+/// apart): the input itself when the depth multiplier is 1; otherwise output channel oc reads input
+/// channel oc / depth_multiplier, so the row is laid out by output channel once (in s.expanded) and
+/// the kernels see the depth-multiplier-1 case.
+template <class AType, class OutType>
+void input_row_by_output_channel(const DepthwiseConv2DGeometry& g, const ConvCall<AType, OutType>& call,
+                                 std::size_t b, std::size_t iy, std::size_t c0, std::size_t cg,
+                                 Scratch& s, const std::uint8_t** src, std::size_t* pixel_stride) {
+  const AType* row = call.input + (b * g.in_h + iy) * g.in_w * g.in_channels;
+  if (g.depth_multiplier == 1) {
+    *src = reinterpret_cast<const std::uint8_t*>(row + c0);
+    *pixel_stride = g.in_channels;
+    return;
+  }
+  const std::size_t mult = g.depth_multiplier;
+  s.expanded.resize(g.in_w * cg);
+  for (std::size_t ix = 0; ix < g.in_w; ++ix) {
+    const AType* px = row + ix * g.in_channels;
+    for (std::size_t c = 0; c < cg; ++c) {
+      s.expanded[ix * cg + c] = static_cast<std::uint8_t>(px[(c0 + c) / mult]);
+    }
+  }
+  *src = s.expanded.data();
+  *pixel_stride = cg;
+}
+
 /// Converts input row iy of image b, channel group [c0, c0 + cg), into a pair row.
 template <class AType, class OutType>
 void convert_input_row(const PackedDepthwiseConv2DData& d, const ConvCall<AType, OutType>& call,
                        std::size_t b, std::size_t iy, std::size_t c0, std::size_t cg, std::size_t cgp,
                        Scratch& s, std::int16_t* dst) {
   const DepthwiseConv2DGeometry& g = d.geometry;
-  const AType* row = call.input + (b * g.in_h + iy) * g.in_w * g.in_channels;
   DwConvertArgs a;
-  if (g.depth_multiplier == 1) {
-    a.src = reinterpret_cast<const std::uint8_t*>(row + c0);
-    a.pixel_stride = g.in_channels;
-  } else {
-    // Output channel oc reads input channel oc / depth_multiplier: lay the row out by output
-    // channel once, so the kernels see the depth-multiplier-1 case.
-    const std::size_t mult = g.depth_multiplier;
-    s.expanded.resize(g.in_w * cg);
-    for (std::size_t ix = 0; ix < g.in_w; ++ix) {
-      const AType* px = row + ix * g.in_channels;
-      for (std::size_t c = 0; c < cg; ++c) {
-        s.expanded[ix * cg + c] = static_cast<std::uint8_t>(px[(c0 + c) / mult]);
-      }
-    }
-    a.src = s.expanded.data();
-    a.pixel_stride = cg;
-  }
+  input_row_by_output_channel(g, call, b, iy, c0, cg, s, &a.src, &a.pixel_stride);
   a.in_w = g.in_w;
   a.pad_left = d.window.pad_left;
   a.dilation_w = g.window.dilation_w;
@@ -179,23 +188,8 @@ void convert_quad_row(const PackedDepthwiseConv2DData& d, const ConvCall<AType, 
                       std::size_t iy, std::size_t c0, std::size_t cg, std::size_t cgp, Scratch& s,
                       std::uint8_t* dst) {
   const DepthwiseConv2DGeometry& g = d.geometry;
-  const AType* row = call.input + (b * g.in_h + iy) * g.in_w * g.in_channels;
   DwQuadConvertArgs a;
-  if (g.depth_multiplier == 1) {
-    a.src = reinterpret_cast<const std::uint8_t*>(row + c0);
-    a.pixel_stride = g.in_channels;
-  } else {  // as convert_input_row
-    const std::size_t mult = g.depth_multiplier;
-    s.expanded.resize(g.in_w * cg);
-    for (std::size_t ix = 0; ix < g.in_w; ++ix) {
-      const AType* px = row + ix * g.in_channels;
-      for (std::size_t c = 0; c < cg; ++c) {
-        s.expanded[ix * cg + c] = static_cast<std::uint8_t>(px[(c0 + c) / mult]);
-      }
-    }
-    a.src = s.expanded.data();
-    a.pixel_stride = cg;
-  }
+  input_row_by_output_channel(g, call, b, iy, c0, cg, s, &a.src, &a.pixel_stride);
   a.in_w = g.in_w;
   a.pad_left = d.window.pad_left;
   a.columns = d.quad_columns;

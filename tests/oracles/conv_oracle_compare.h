@@ -67,36 +67,60 @@ std::size_t distinct_values(const OutType* v, std::size_t n) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// The comparison both operators share: the reference, then (QPARITY_ORACLE_FAST_CONV) every
+/// supported ISA's fast path, each against peer_out. `run_reference(p)` and `make_packed(isa, p)`
+/// / `run_packed(packed, p)` are the operator's own entry points; p.call.out is set here.
+template <class Problem, class OutType, class RunReference, class MakePacked, class RunPacked>
+OracleComparison compare_conv_with_qparity(Problem p, std::size_t channels,
+                                           const OutType* peer_out,
+                                           const RunReference& run_reference,
+                                           const MakePacked& make_packed,
+                                           const RunPacked& run_packed) {
+  OracleComparison result;
+  const qparity::ResolvedWindow r =
+      qparity::resolve_window(p.geometry.window, p.geometry.in_h, p.geometry.in_w);
+  const std::size_t size = p.geometry.batch * r.out_h * r.out_w * channels;
+  result.peer_distinct_values = distinct_values(peer_out, size);
+  qparity_peers::AlignedBuffer<OutType> reference(size);
+  p.call.out = reference.data();
+  run_reference(p);
+  result.paths.push_back(compare_nhwc("reference", size, channels, peer_out, reference.data()));
+#ifdef QPARITY_ORACLE_FAST_CONV
+  for (qparity::Isa isa : qparity::all_isas()) {
+    if (!isa_supported(isa)) continue;
+    qparity_peers::AlignedBuffer<OutType> fast(size);
+    p.call.out = fast.data();
+    const auto packed = make_packed(isa, p);
+    run_packed(packed, p);
+    result.paths.push_back(compare_nhwc(
+        std::string("fast/") + qparity::to_string(isa) + " (" + packed.kernel_name() + ")", size,
+        channels, peer_out, fast.data()));
+  }
+#else
+  (void)make_packed;
+  (void)run_packed;
+#endif
+  return result;
+}
+
+}  // namespace detail
+
 /// Compares `peer_out` with qparity on the conv2d `p` (p.call.out is ignored).
 template <class AType, class OutType>
 OracleComparison compare_conv2d_with_qparity(qparity::Conv2DProblem<AType, OutType> p,
                                              qparity::RoundingCore core,
                                              qparity::AccumulatorSpec accumulator,
                                              const OutType* peer_out) {
-  OracleComparison result;
-  const qparity::ResolvedWindow r =
-      qparity::resolve_window(p.geometry.window, p.geometry.in_h, p.geometry.in_w);
-  const std::size_t channels = p.geometry.out_channels;
-  const std::size_t size = p.geometry.batch * r.out_h * r.out_w * channels;
-  result.peer_distinct_values = detail::distinct_values(peer_out, size);
-  qparity_peers::AlignedBuffer<OutType> reference(size);
-  p.call.out = reference.data();
-  qparity::reference::conv2d(p, core, accumulator);
-  result.paths.push_back(
-      detail::compare_nhwc("reference", size, channels, peer_out, reference.data()));
-#ifdef QPARITY_ORACLE_FAST_CONV
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if (!detail::isa_supported(isa)) continue;
-    qparity_peers::AlignedBuffer<OutType> fast(size);
-    p.call.out = fast.data();
-    const qparity::PackedConv2D packed(isa, p.geometry, p.weights, core, accumulator);
-    qparity::conv2d(packed, p.call);
-    result.paths.push_back(detail::compare_nhwc(
-        std::string("fast/") + qparity::to_string(isa) + " (" + packed.kernel_name() + ")", size,
-        channels, peer_out, fast.data()));
-  }
-#endif
-  return result;
+  using P = qparity::Conv2DProblem<AType, OutType>;
+  return detail::compare_conv_with_qparity(
+      p, p.geometry.out_channels, peer_out,
+      [&](const P& q) { qparity::reference::conv2d(q, core, accumulator); },
+      [&](qparity::Isa isa, const P& q) {
+        return qparity::PackedConv2D(isa, q.geometry, q.weights, core, accumulator);
+      },
+      [](const qparity::PackedConv2D& packed, const P& q) { qparity::conv2d(packed, q.call); });
 }
 
 /// Compares `peer_out` with qparity on the depthwise conv2d `p` (p.call.out is ignored).
@@ -105,30 +129,16 @@ OracleComparison compare_depthwise_with_qparity(qparity::DepthwiseConv2DProblem<
                                                 qparity::RoundingCore core,
                                                 qparity::AccumulatorSpec accumulator,
                                                 const OutType* peer_out) {
-  OracleComparison result;
-  const qparity::ResolvedWindow r =
-      qparity::resolve_window(p.geometry.window, p.geometry.in_h, p.geometry.in_w);
-  const std::size_t channels = p.geometry.out_channels();
-  const std::size_t size = p.geometry.batch * r.out_h * r.out_w * channels;
-  result.peer_distinct_values = detail::distinct_values(peer_out, size);
-  qparity_peers::AlignedBuffer<OutType> reference(size);
-  p.call.out = reference.data();
-  qparity::reference::depthwise_conv2d(p, core, accumulator);
-  result.paths.push_back(
-      detail::compare_nhwc("reference", size, channels, peer_out, reference.data()));
-#ifdef QPARITY_ORACLE_FAST_CONV
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if (!detail::isa_supported(isa)) continue;
-    qparity_peers::AlignedBuffer<OutType> fast(size);
-    p.call.out = fast.data();
-    const qparity::PackedDepthwiseConv2D packed(isa, p.geometry, p.weights, core, accumulator);
-    qparity::depthwise_conv2d(packed, p.call);
-    result.paths.push_back(detail::compare_nhwc(
-        std::string("fast/") + qparity::to_string(isa) + " (" + packed.kernel_name() + ")", size,
-        channels, peer_out, fast.data()));
-  }
-#endif
-  return result;
+  using P = qparity::DepthwiseConv2DProblem<AType, OutType>;
+  return detail::compare_conv_with_qparity(
+      p, p.geometry.out_channels(), peer_out,
+      [&](const P& q) { qparity::reference::depthwise_conv2d(q, core, accumulator); },
+      [&](qparity::Isa isa, const P& q) {
+        return qparity::PackedDepthwiseConv2D(isa, q.geometry, q.weights, core, accumulator);
+      },
+      [](const qparity::PackedDepthwiseConv2D& packed, const P& q) {
+        qparity::depthwise_conv2d(packed, q.call);
+      });
 }
 
 }  // namespace qparity_oracle
