@@ -235,14 +235,23 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   d->col_abs_sum.assign(w.n, 0);
   pack_b(w, *d);
 
-  // Blocking. kc: 128 groups = 8 KiB per panel, so a 32-column B slice (16 KiB) stays in L1 while
-  // the MR-row groups of a tile stream past it; a multiple of 16 groups (AMX tile depth).
+  // Blocking. kc: up to 1024 groups (4 KiB of each A row). Every K block but the last stores its
+  // accumulators and the next loads them back; that round trip, not where the operands live, is
+  // what a block costs: the kernels read a 32-column B slice at ~8 bytes per cycle and A at ~2,
+  // which L2 sustains, so keeping the B slice in L1 (the earlier 128-group blocks, 16 KiB) does
+  // not pay. Measured on AVX-512 VNNI (Zen 4, one core, GOPS, 128-group blocks -> whole K):
+  // 1024^3 DR-AZ 425 -> 439, 784x128x1152 424 -> 443, 14x14x256->256 3x3 conv 421 -> 442,
+  // 56x56x64->64 3x3 conv 387 -> 407; the AVX2 and AVX-512BW kernels gain 3-5 % too. At 1024
+  // groups a 96-row A tile is 384 KiB and a B slice 128 KiB, within L2. AMX keeps 128-group
+  // blocks (measured for it on other hardware, not measurable here). A multiple of 16 groups
+  // (AMX tile depth).
   // mc x nc: about 96 x 256 int32 accumulators (96 KiB, L2) per tile, enough tiles for threads.
   // K longer than one block is split into equal blocks (rounded to 16 groups) rather than full
-  // blocks and a short tail: a 3x3x64 convolution's 144 groups run as 80 + 64, not 128 + 16,
-  // whose tail would pay a whole tile's accumulator load / store for 16 groups.
-  const std::size_t k_blocks = (d->kgroups + 127) / 128;
-  d->kc = std::min<std::size_t>(128, round_up((d->kgroups + k_blocks - 1) / k_blocks, 16));
+  // blocks and a short tail, whose tail would pay a whole tile's accumulator load / store for a
+  // few groups.
+  const std::size_t kc_max = isa == Isa::kAmx ? 128 : 1024;
+  const std::size_t k_blocks = (d->kgroups + kc_max - 1) / kc_max;
+  d->kc = std::min<std::size_t>(kc_max, round_up((d->kgroups + k_blocks - 1) / k_blocks, 16));
   // Short K (a 1x1 convolution over few channels): taller tiles, up to 384 rows, so that the
   // per-tile costs (initial values, requantization parameter set-up) are spread over more rows;
   // the packed A block stays ~12 KiB or less.

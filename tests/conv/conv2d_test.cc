@@ -235,9 +235,9 @@ std::vector<Conv2DGeometry> edge_geometries() {
       geometry(1, 12, 12, 8, 20, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)), // 144 rows: 2 row blocks
       geometry(1, 4, 5, 5, 300, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)), // 300 columns: 2 col blocks
       geometry(2, 11, 13, 3, 19, 1, window(1, 1, 1, 1, 1, 1, Padding::kValid)), // 1x1 GEMM, 286 rows
-      // 96-channel segments (24 K groups): the in-place indirect A's K blocks hold whole segments
-      // (96 + 96 + 24 groups here), padded taps read the pad buffer.
-      geometry(1, 6, 6, 96, 24, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
+      // 480-channel segments (120 K groups, 1080 in all): the in-place indirect A's K blocks hold
+      // whole segments (480 + 480 + 120 groups here), padded taps read the pad buffer.
+      geometry(1, 4, 5, 480, 5, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
   };
 }
 

@@ -183,7 +183,8 @@ std::string compare(Isa isa, RoundingCore core, AccumulatorSpec acc, const Case<
 }
 
 // Shapes relative to the blocking: MR in {4..32}, NR in {16, 32, 64}, mc ~ 96, nc ~ 256, K block
-// 256 or 512 elements, kMaxKBlock 65536.
+// up to 1024 groups (4096 elements for 4-byte groups, 2048 for pairs; 512 / 256 on AMX), kMaxKBlock
+// 65536.
 struct Shape {
   std::size_t m, n, k;
 };
@@ -191,7 +192,8 @@ const Shape kEdgeShapes[] = {
     {1, 1, 1},   {1, 3, 7},     {3, 17, 63},  {7, 1, 17},    {17, 63, 3},   {2, 16, 4},
     {5, 33, 64}, {9, 31, 65},   {13, 47, 255}, {4, 48, 256}, {8, 64, 257},  {3, 15, 511},
     {6, 17, 512}, {2, 20, 513}, {33, 5, 1023}, {1, 100, 2},  {97, 7, 9},    {12, 257, 5},
-    {100, 260, 31},
+    {100, 260, 31}, {5, 18, 2047}, {6, 17, 2048}, {2, 20, 2049}, {3, 33, 4095}, {4, 19, 4096},
+    {9, 16, 4097},
 };
 
 template <class AType, class OutType>
@@ -277,7 +279,7 @@ void epilogue_suite(RoundingCore core, std::uint32_t seed) {
     for (std::size_t n : ns) {
       // Up to 3 row blocks of the 8-row kernels, so that blocks follow each other in a tile.
       const std::size_t m = n > 65 ? 11 : static_cast<std::size_t>(pick(1, 20));
-      const std::size_t k = pick(0, 3) == 0 ? 700 : static_cast<std::size_t>(pick(1, 40));
+      const std::size_t k = pick(0, 3) == 0 ? 4200 : static_cast<std::size_t>(pick(1, 40));
       auto c = make_case<AType, OutType>(rng, core, m, n, k, Fill::kRandom);
       c.has_b_zp = c.has_b_zp && !c.zp_per_channel;  // the fused path's models
       if (c.per_channel && pick(0, 1)) {  // shifts over the whole range, channel by channel
