@@ -121,6 +121,14 @@ struct DwQuadArgs {
 using DwQuadConvertFn = void (*)(const DwQuadConvertArgs&);
 using DwQuadFn = void (*)(const DwQuadArgs&);
 
+/// The integer epilogue's variant, from all channels' parameters: `pre`, some channel needs the
+/// pre-shift; `high`, every channel's 64-bit shift is >= 32, so the result is the high halves of
+/// the biased products shifted in 32-bit lanes (rounding/requantize_x86.h's high-half mode).
+struct DwEpilogueVariant {
+  bool pre = false;
+  bool high = false;
+};
+
 /// The quad kernels of one (rounding core, stride) pair, one per output type, and the raw one.
 struct DwQuadKernels {
   DwQuadFn to_int8 = nullptr, to_uint8 = nullptr, to_int16 = nullptr, to_int32 = nullptr;
@@ -138,15 +146,15 @@ struct DepthwiseKernelSet {
   DwRowFn row_generic = nullptr;
   // The quad path; null where the ISA has no VPDPBUSD.
   DwQuadConvertFn quad_convert = nullptr;
-  /// The 3x3 kernels for `core` (a RoundingCore), stride_w 1 or 2; `pre`: some channel's
-  /// integer plan needs the pre-shift (as returned by pack_epilogue).
-  DwQuadKernels (*quad_3x3)(RoundingCore core, bool pre, std::size_t stride_w) = nullptr;
+  /// The 3x3 kernels for `core` (a RoundingCore), stride_w 1 or 2, and the integer plan's
+  /// variant (as returned by pack_epilogue).
+  DwQuadKernels (*quad_3x3)(RoundingCore core, DwEpilogueVariant variant, std::size_t stride_w) = nullptr;
   /// int64 words of epilogue parameters per block of `lanes` channels.
   std::size_t epilogue_words = 0;
   /// Fills ceil(channels / lanes) blocks of epilogue parameters for `core` from params
-  /// (per_channel: one per channel, else params[0] for all); returns `pre`.
-  bool (*pack_epilogue)(RoundingCore core, const RequantParams* params, bool per_channel,
-                        std::size_t channels, std::int64_t* out) = nullptr;
+  /// (per_channel: one per channel, else params[0] for all); returns the variant they need.
+  DwEpilogueVariant (*pack_epilogue)(RoundingCore core, const RequantParams* params, bool per_channel,
+                                     std::size_t channels, std::int64_t* out) = nullptr;
 };
 
 // Defined in their own translation units, each built with its ISA's flags: call a getter only

@@ -17,6 +17,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -37,20 +38,21 @@ constexpr std::size_t kQuadLanes = 16;
 // ---- Epilogue parameters ------------------------------------------------------------------------
 // One block of 16 channels, int64 words:
 //   integer cores: m_e, m_o, c_e, c_o, n_e, n_o, s_e, s_o (8 words each, requantize_x86.h's IntRegs
-//                  for even / odd channels), then l (16 int32) = 72 words;
+//                  for even / odd channels), then l and h = s - 32 (16 int32 each) = 80 words;
 //   float cores:   scale, bias, post_scale (16 floats each) in words 0 .. 23.
-constexpr std::size_t kEpilogueWords = 72;
+constexpr std::size_t kEpilogueWords = 80;
 
 template <class T>
 inline void put(std::int64_t* block, std::size_t byte_offset, T v) {
   std::memcpy(reinterpret_cast<unsigned char*>(block) + byte_offset, &v, sizeof v);
 }
 
-inline bool pack_epilogue(RoundingCore core, const RequantParams* params, bool per_channel, std::size_t channels,
-                          std::int64_t* out) {
+inline DwEpilogueVariant pack_epilogue(RoundingCore core, const RequantParams* params, bool per_channel,
+                                       std::size_t channels, std::int64_t* out) {
   const bool is_float = core == RoundingCore::kFloat32 || core == RoundingCore::kFloat32ZeroPointInside;
   const std::size_t blocks = (channels + kQuadLanes - 1) / kQuadLanes;
-  bool pre = false;
+  DwEpilogueVariant v;
+  v.high = !is_float;
   for (std::size_t b = 0; b < blocks; ++b) {
     std::int64_t* blk = out + b * kEpilogueWords;
     for (std::size_t w = 0; w < kEpilogueWords; ++w) blk[w] = 0;
@@ -71,13 +73,15 @@ inline bool pack_epilogue(RoundingCore core, const RequantParams* params, bool p
       blk[32 + half] = q.n;
       blk[48 + half] = q.s;
       put(blk, 64 * 8 + 4 * l, q.l);
-      pre |= q.l != 0;
+      put(blk, 72 * 8 + 4 * l, static_cast<std::int32_t>(q.s - 32));
+      v.pre |= q.l != 0;
+      v.high &= q.s >= 32;
     }
   }
-  return pre;
+  return v;
 }
 
-template <IntForm kForm, bool kPre>
+template <IntForm kForm, bool kPre, bool kHigh>
 struct IntEpilogue {
   using Regs = IntRegs;
   OutRegs o;
@@ -89,7 +93,8 @@ struct IntEpilogue {
     r.n_e = Ops::load(b + 32), r.n_o = Ops::load(b + 40);
     r.s_e = Ops::load(b + 48), r.s_o = Ops::load(b + 56);
     r.l = kPre ? Ops::load(b + 64) : Ops::zero();
-    r.k = r.h = Ops::zero();  // the SSE4.1 / AVX2 shift modes' operands; unused with vpsravq
+    r.h = kHigh ? Ops::load(b + 72) : Ops::zero();
+    r.k = Ops::zero();  // the SSE4.1 / AVX2 flipped-bias correction; unused with vpsravq
     if (kForm == IntForm::kSignedOffset) {
       r.c_e = Ops::add64(r.c_e, Ops::set1_64(kDrOffset));
       r.c_o = Ops::add64(r.c_o, Ops::set1_64(kDrOffset));
@@ -97,22 +102,34 @@ struct IntEpilogue {
     return r;
   }
   QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const {
-    if constexpr (kForm == IntForm::kSignedOffset) return finish(signed_offset_core(x, r), o);
-    return finish(int_core<kForm, kPre, false, false>(x, r), o);
+    if constexpr (kForm == IntForm::kSignedOffset || kForm == IntForm::kSigned) return finish(signed_core(x, r), o);
+    return finish(int_core<kForm, kPre, kHigh, false>(x, r), o);
   }
-  // DR-AZ (requantize_x86.h's signed-offset form): the sign of u = p + 2^30 is one compare of p
-  // against -2^30, and 2^30 is folded into the bias (c_e, c_o already hold c + 2^30, see regs()),
-  // two instructions fewer per vector than adding the offset first.
-  QPARITY_SIMD_INLINE static I signed_offset_core(I x, const Regs& r) {
+  // The signed forms (requantize_x86.h), with the sign test as a compare into a mask and a masked
+  // add, one instruction fewer per half than int_core's shift / and / add:
+  //   SR-AZ, TRUNC (signed): n is added when the product p is negative (VPMOVQ2M);
+  //   DR-AZ (signed offset): when u = p + 2^30 is, i.e. p < -2^30; 2^30 is folded into the bias
+  //   (c_e, c_o already hold c + 2^30, see regs()), two instructions fewer than adding it first.
+  // In the high-half mode the two 64-bit shifts and their combination become combine_high and
+  // one 32-bit shift.
+  QPARITY_SIMD_INLINE static I signed_core(I x, const Regs& r) {
     if (kPre) x = Ops::shl32(x, r.l);
-    const I neg_off = _mm512_set1_epi64(-kDrOffset);
     I pe = _mm512_mul_epi32(x, r.m_e);
     I po = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), r.m_o);
-    const __mmask8 ne = _mm512_cmplt_epi64_mask(pe, neg_off), no = _mm512_cmplt_epi64_mask(po, neg_off);
+    __mmask8 ne, no;
+    if constexpr (kForm == IntForm::kSignedOffset) {
+      const I neg_off = _mm512_set1_epi64(-kDrOffset);
+      ne = _mm512_cmplt_epi64_mask(pe, neg_off);
+      no = _mm512_cmplt_epi64_mask(po, neg_off);
+    } else {
+      ne = _mm512_movepi64_mask(pe);
+      no = _mm512_movepi64_mask(po);
+    }
     pe = _mm512_add_epi64(pe, r.c_e);
     po = _mm512_add_epi64(po, r.c_o);
     pe = _mm512_mask_add_epi64(pe, ne, pe, r.n_e);
     po = _mm512_mask_add_epi64(po, no, po, r.n_o);
+    if constexpr (kHigh) return _mm512_srav_epi32(Ops::combine_high(pe, po), r.h);
     return Ops::combine(_mm512_srav_epi64(pe, r.s_e), _mm512_srav_epi64(po, r.s_o));
   }
 };
@@ -142,35 +159,82 @@ QPARITY_SIMD_INLINE __m512i transpose_quad(__m512i v) {
   return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(dwords, v), bytes);
 }
 
+/// transpose_quad for 32-channel pixels stored back to back (pixel stride 32 bytes, the
+/// 112x112x32 layers of MobileNet): the four pixels are one 128-byte window (lo, hi), and channel
+/// block b's chunk of pixel i is its dwords 8i + 4b .. 8i + 4b + 3, so one two-source dword
+/// permutation replaces the three inserts and the permutation of the general form.
+template <std::size_t kBlock>
+QPARITY_SIMD_INLINE __m512i transpose_quad_window32(__m512i lo, __m512i hi) {
+  static_assert(kBlock < 2, "two channel blocks per 32-channel pixel");
+  constexpr int b = 4 * static_cast<int>(kBlock);
+  // transpose_quad's dword order (0, 4, 8, 12, 1, 5, ...: v's dword 4i + d) as window dwords.
+  const __m512i dwords = _mm512_setr_epi32(0 + b, 8 + b, 16 + b, 24 + b, 1 + b, 9 + b, 17 + b, 25 + b,
+                                           2 + b, 10 + b, 18 + b, 26 + b, 3 + b, 11 + b, 19 + b, 27 + b);
+  const __m512i bytes = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+  return _mm512_shuffle_epi8(_mm512_permutex2var_epi32(lo, dwords, hi), bytes);
+}
+
+/// Quad column `out` (cgp * 4 bytes) from the 16-byte channel chunks of four pixels p[0..3].
+QPARITY_SIMD_INLINE void quad_column(const std::uint8_t* const (&p)[4], std::size_t full, std::size_t cgp,
+                                     __mmask16 tail, __m128i zp, __m512i flip, std::uint8_t* out) {
+  std::size_t c = 0;
+  for (; c < full; c += kQuadLanes) {
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0] + c)));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1] + c)), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[2] + c)), 2);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[3] + c)), 3);
+    _mm512_storeu_si512(out + 4 * c, _mm512_xor_si512(transpose_quad(v), flip));
+  }
+  if (c < cgp) {  // masked loads: no byte past the group is read; the rest holds the zero point
+    __m512i v = _mm512_castsi128_si512(_mm_mask_loadu_epi8(zp, tail, p[0] + c));
+    v = _mm512_inserti32x4(v, _mm_mask_loadu_epi8(zp, tail, p[1] + c), 1);
+    v = _mm512_inserti32x4(v, _mm_mask_loadu_epi8(zp, tail, p[2] + c), 2);
+    v = _mm512_inserti32x4(v, _mm_mask_loadu_epi8(zp, tail, p[3] + c), 3);
+    _mm512_storeu_si512(out + 4 * c, _mm512_xor_si512(transpose_quad(v), flip));
+  }
+}
+
 inline void quad_convert(const DwQuadConvertArgs& a) {
   const std::size_t cg = a.cg, cgp = a.cgp, full = cg / kQuadLanes * kQuadLanes;
+  const std::size_t stride = a.pixel_stride, step = 2 * stride, col = cgp * 4;
   const std::ptrdiff_t in_w = static_cast<std::ptrdiff_t>(a.in_w);
+  const std::ptrdiff_t pad = static_cast<std::ptrdiff_t>(a.pad_left);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(a.flip));
   const __m128i zp = _mm_set1_epi8(static_cast<char>(a.zp_pixel[0]));
   const __mmask16 tail = static_cast<__mmask16>((1u << (cg - full)) - 1u);
-  for (std::size_t q = 0; q < a.columns; ++q) {
+  // Quad column q reads pixels 2q - pad .. 2q - pad + 3. The interior columns [q_lo, q_hi), all
+  // four inside the row, walk one pointer; the border columns read the zero-point pixel outside.
+  const std::ptrdiff_t columns = static_cast<std::ptrdiff_t>(a.columns);
+  const std::ptrdiff_t q_lo = std::min(columns, (pad + 1) / 2);
+  const std::ptrdiff_t last = in_w - 4 + pad;  // 2q <= last: pixel 2q - pad + 3 inside
+  const std::ptrdiff_t q_hi = std::max(q_lo, std::min(columns, last < 0 ? 0 : last / 2 + 1));
+  auto border = [&](std::ptrdiff_t q) {
     const std::uint8_t* p[4];
-    for (std::size_t i = 0; i < 4; ++i) {
-      const std::ptrdiff_t ix = static_cast<std::ptrdiff_t>(2 * q + i) - static_cast<std::ptrdiff_t>(a.pad_left);
-      p[i] = (ix >= 0 && ix < in_w) ? a.src + static_cast<std::size_t>(ix) * a.pixel_stride : a.zp_pixel;
+    for (std::ptrdiff_t i = 0; i < 4; ++i) {
+      const std::ptrdiff_t ix = 2 * q + i - pad;
+      p[i] = (ix >= 0 && ix < in_w) ? a.src + static_cast<std::size_t>(ix) * stride : a.zp_pixel;
     }
-    std::uint8_t* out = a.dst + q * cgp * 4;
-    std::size_t c = 0;
-    for (; c < full; c += kQuadLanes) {
-      __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0] + c)));
-      v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1] + c)), 1);
-      v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[2] + c)), 2);
-      v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[3] + c)), 3);
-      _mm512_storeu_si512(out + 4 * c, _mm512_xor_si512(transpose_quad(v), flip));
-    }
-    if (c < cgp) {  // masked loads: no byte past the group is read; the rest holds the zero point
-      __m512i v = _mm512_castsi128_si512(_mm_mask_loadu_epi8(zp, tail, p[0] + c));
-      v = _mm512_inserti32x4(v, _mm_mask_loadu_epi8(zp, tail, p[1] + c), 1);
-      v = _mm512_inserti32x4(v, _mm_mask_loadu_epi8(zp, tail, p[2] + c), 2);
-      v = _mm512_inserti32x4(v, _mm_mask_loadu_epi8(zp, tail, p[3] + c), 3);
-      _mm512_storeu_si512(out + 4 * c, _mm512_xor_si512(transpose_quad(v), flip));
+    quad_column(p, full, cgp, tail, zp, flip, a.dst + static_cast<std::size_t>(q) * col);
+  };
+  for (std::ptrdiff_t q = 0; q < q_lo; ++q) border(q);
+  if (q_lo < q_hi) {
+    const std::uint8_t* p0 = a.src + static_cast<std::size_t>(2 * q_lo - pad) * stride;
+    std::uint8_t* out = a.dst + static_cast<std::size_t>(q_lo) * col;
+    if (stride == 32 && cg == 32) {  // 32-channel pixels back to back: one 128-byte window
+      for (std::ptrdiff_t q = q_lo; q < q_hi; ++q, p0 += step, out += col) {
+        const __m512i lo = _mm512_xor_si512(_mm512_loadu_si512(p0), flip);
+        const __m512i hi = _mm512_xor_si512(_mm512_loadu_si512(p0 + 64), flip);
+        _mm512_storeu_si512(out, transpose_quad_window32<0>(lo, hi));
+        _mm512_storeu_si512(out + 64, transpose_quad_window32<1>(lo, hi));
+      }
+    } else {
+      for (std::ptrdiff_t q = q_lo; q < q_hi; ++q, p0 += step, out += col) {
+        const std::uint8_t* const p[4] = {p0, p0 + stride, p0 + 2 * stride, p0 + 3 * stride};
+        quad_column(p, full, cgp, tail, zp, flip, out);
+      }
     }
   }
+  for (std::ptrdiff_t q = q_hi; q < columns; ++q) border(q);
 }
 
 // ---- The 3x3 row kernels --------------------------------------------------------------------------
@@ -286,12 +350,13 @@ DwQuadKernels quad_kernels_stride(std::size_t stride_w) {
   return stride_w == 1 ? quad_kernels_for<Epi, 1>() : quad_kernels_for<Epi, 2>();
 }
 
-inline DwQuadKernels quad_kernels_3x3(RoundingCore core, bool pre, std::size_t stride_w) {
+inline DwQuadKernels quad_kernels_3x3(RoundingCore core, DwEpilogueVariant variant, std::size_t stride_w) {
   if (core == RoundingCore::kFloat32) return quad_kernels_stride<FloatEpilogue<false>>(stride_w);
   if (core == RoundingCore::kFloat32ZeroPointInside) return quad_kernels_stride<FloatEpilogue<true>>(stride_w);
   DwQuadKernels k;
-  with_int_variant<false>(int_form(core), pre, false, [&](auto form_c, auto pre_c, auto) {
-    k = quad_kernels_stride<IntEpilogue<decltype(form_c)::value, decltype(pre_c)::value>>(stride_w);
+  with_int_variant<true>(int_form(core), variant.pre, variant.high, [&](auto form_c, auto pre_c, auto high_c) {
+    k = quad_kernels_stride<IntEpilogue<decltype(form_c)::value, decltype(pre_c)::value, decltype(high_c)::value>>(
+        stride_w);
   });
   return k;
 }

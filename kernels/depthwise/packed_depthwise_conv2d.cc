@@ -215,8 +215,9 @@ PackedDepthwiseConv2D::PackedDepthwiseConv2D(Isa isa, const DepthwiseConv2DGeome
       }
     }
     d->epilogue.assign(blocks * d->kernels.epilogue_words, 0);
-    const bool pre = d->kernels.pack_epilogue(core, d->params.data(), d->per_channel, oc, d->epilogue.data());
-    d->quad_kernels = d->kernels.quad_3x3(core, pre, win.stride_w);
+    const DwEpilogueVariant variant =
+        d->kernels.pack_epilogue(core, d->params.data(), d->per_channel, oc, d->epilogue.data());
+    d->quad_kernels = d->kernels.quad_3x3(core, variant, win.stride_w);
     d->kernel_name = prefix + "3x3-quad";
   }
   data_ = std::move(d);

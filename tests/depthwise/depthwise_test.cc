@@ -17,6 +17,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "isa_coverage.h"
@@ -381,16 +382,18 @@ TEST(Depthwise, KernelNamesTellTheWindow) {
 
 // The quad path (VPDPBUSD, 3x3, stride_w 1 or 2, fused requantization for the int32 model, raw
 // sums otherwise): output widths around its unroll (8 columns, pairs of columns at stride 1),
-// channel counts around its 16-lane blocks, both paddings, every output type.
+// channel counts around its 16-lane blocks (32: the back-to-back 32-channel conversion, also
+// reached as 16 channels x multiplier 2), both paddings, every output type.
 template <class AType, class OutType>
 void run_quad_widths(RoundingCore core, unsigned salt) {
   int variant = static_cast<int>(salt);
   for (const std::size_t stride : {std::size_t{1}, std::size_t{2}}) {
     for (const std::size_t out_w : {1, 2, 3, 7, 8, 9, 10, 15, 16, 17, 18, 25}) {
-      for (const std::size_t channels : {1, 16, 17, 33}) {
-        const bool same = (out_w + channels) % 2 == 0;
+      const std::pair<std::size_t, std::size_t> channel_sets[] = {{1, 1}, {16, 1}, {17, 1}, {32, 1}, {33, 1}, {16, 2}};
+      for (const auto& [channels, multiplier] : channel_sets) {
+        const bool same = (out_w + channels + multiplier) % 2 == 1;
         const std::size_t in_w = same ? out_w * stride : (out_w - 1) * stride + 3;
-        const Shape shape{"quad widths", 1, 4, in_w, channels, 1, 3, 3, stride, stride, 1, 1,
+        const Shape shape{"quad widths", 1, 4, in_w, channels, multiplier, 3, 3, stride, stride, 1, 1,
                           same ? Padding::kSame : Padding::kValid};
         if (variant % 3 == 1) ++variant;  // no filter zero point: the quad path runs
         const Layer<AType, OutType> l =
@@ -410,6 +413,30 @@ TEST(Depthwise, QuadPathEdgeWidthsEveryCoreAndType) {
     run_quad_widths<std::uint8_t, std::uint8_t>(core, salt++);
     run_quad_widths<std::int8_t, std::int16_t>(core, salt++);
     run_quad_widths<std::uint8_t, std::int32_t>(core, salt++);
+  }
+}
+
+// The quad rows' border columns (a quad reads four pixels, 2q - pad_left .. 2q - pad_left + 3):
+// rows 1..6 pixels wide with explicit left and right pads 0..3, so that quads start before the
+// row, end past it, or both, and rows narrower than one quad; both strides.
+TEST(Depthwise, QuadPathExplicitPadsOnNarrowRows) {
+  unsigned variant = 0;
+  for (const std::size_t stride : {std::size_t{1}, std::size_t{2}}) {
+    for (std::size_t in_w = 1; in_w <= 6; ++in_w) {
+      for (std::size_t pl = 0; pl <= 3; ++pl) {
+        for (std::size_t pr = 0; pr <= 3; ++pr) {
+          if (in_w + pl + pr < 3) continue;  // no output column
+          const Shape shape{"quad explicit pads", 1, 3, in_w, 17, 1, 3, 3, 1, stride, 1, 1,
+                            Padding::kExplicit, 1, 1, pl, pr};
+          const RoundingCore core = kAllRoundingCores[variant % kNumRoundingCores];
+          const Layer<std::int8_t, std::int8_t> l = make_layer<std::int8_t, std::int8_t>(
+              geometry_of(shape), core, variant * 13 + 5, static_cast<int>(variant % 3 == 1 ? 0 : variant));
+          expect_all_isas_match(l, core, kAccumulators[0],
+                                "in_w " + std::to_string(in_w) + " pads " + std::to_string(pl) + "," + std::to_string(pr));
+          ++variant;
+        }
+      }
+    }
   }
 }
 
