@@ -75,20 +75,27 @@ QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t 
 
 /// The vectors of one epilogue block given as registers, for a micro-kernel that requantizes its
 /// accumulators before they ever reach memory (FusedFn): vector (i, c) is row i, columns
-/// [c, c + kW) (c a multiple of kW, below a->cols). Same arithmetic and stores as run_block.
+/// [c, c + kW) (c a multiple of kW, below cols). Same arithmetic and stores as run_block.
+/// The block's fields are copied in, and the kernel keeps its copy as a local: stores of int8
+/// outputs may alias any memory as far as the compiler knows, so fields read through a pointer
+/// were re-read, and the column's registers re-loaded, after every store (measured: 156 scalar
+/// moves in the DR-AZ kernel's epilogue). The caller loads a column's registers once (regs) and
+/// passes them to every row's run.
 template <class Out, class Load, class Core>
 struct BlockVectors {
-  const EpilogueArgs* a;
+  const std::uint8_t* chan;
+  std::size_t chan_stride, cols;
   Out* dst;
   std::size_t ldc;
   OutRegs o;
   Load load_regs;
   Core core;
 
-  QPARITY_SIMD_INLINE void run(std::size_t i, std::size_t c, I x) const {
-    const auto regs = load_regs(a->chan + (c / kW) * a->chan_stride);
-    const I y = finish(core(x, regs), o);
-    const std::size_t n = a->cols - c;
+  QPARITY_SIMD_INLINE auto regs(std::size_t c) const { return load_regs(chan + (c / kW) * chan_stride); }
+  template <class Regs>
+  QPARITY_SIMD_INLINE void run(std::size_t i, std::size_t c, I x, const Regs& r) const {
+    const I y = finish(core(x, r), o);
+    const std::size_t n = cols - c;
     if (n >= kW) {
       Ops::store_out(dst + i * ldc + c, y);
     } else {
@@ -101,8 +108,9 @@ template <class Out, class Load, class Core>
 QPARITY_SIMD_INLINE BlockVectors<Out, Load, Core> block_vectors(const EpilogueArgs& a, Out* dst,
                                                                 std::size_t ldc, Load load,
                                                                 Core core) {
-  return BlockVectors<Out, Load, Core>{
-      &a, dst, ldc, OutRegs{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)}, load, core};
+  return BlockVectors<Out, Load, Core>{a.chan, a.chan_stride, a.cols, dst, ldc,
+                                       OutRegs{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)},
+                                       load, core};
 }
 
 template <class Out, IntForm kForm, bool kPre, bool kHigh>

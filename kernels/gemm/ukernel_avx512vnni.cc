@@ -208,16 +208,20 @@ __attribute__((noinline)) void dot4_exact_zmm_mode(const UkernelArgs& p, const V
   }
 
   if constexpr (kFused) {
-    // The block's valid rows and column vectors only (rows past M and columns past N are padding).
+    // The block's valid rows and column vectors only (rows past M and columns past N are padding),
+    // column vector by column vector so that its registers are loaded once. A local copy of the
+    // epilogue (see BlockVectors).
+    const Vectors v = *epilogue;
 #pragma GCC unroll 16
-    for (std::size_t i = 0; i < kRows; ++i) {
-      if (i >= rows) break;
+    for (std::size_t q = 0; q < kCols16; ++q) {
+      if (q * 16 >= cols) break;
+      const auto regs = v.regs(q * 16);
 #pragma GCC unroll 16
-      for (std::size_t q = 0; q < kCols16; ++q) {
-        if (q * 16 >= cols) break;
+      for (std::size_t i = 0; i < kRows; ++i) {
+        if (i >= rows) break;
         __m512i sum = acc[i][q];
         if constexpr (kKSplit == 2) sum = _mm512_add_epi32(sum, acc_odd[i][q]);  // wraps
-        epilogue->run(i, q * 16, sum);
+        v.run(i, q * 16, sum, regs);
       }
     }
   } else {
