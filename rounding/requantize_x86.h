@@ -181,9 +181,12 @@ inline IntPlan plan_int(RoundingCore core, const RequantParams& p) {
 }
 
 /// Operands of int_core for one vector of channels (broadcast values for per-tensor). `k` is the
-/// flip correction, `h` the 32-bit shift count s - 32 of the kHigh mode.
+/// flip correction, `h` the 32-bit shift count s - 32 of the kHigh mode, `off` DR-AZ's 2^30 in
+/// 64-bit lanes: a constant, carried here so that a kernel holding the registers keeps it in one
+/// (left to itself, GCC 12 re-broadcast it from a general register for every vector of the fused
+/// GEMM epilogue).
 struct IntRegs {
-  I m_e, m_o, c_e, c_o, n_e, n_o, s_e, s_o, l, k, h;
+  I m_e, m_o, c_e, c_o, n_e, n_o, s_e, s_o, l, k, h, off;
 };
 
 /// Per-tensor operands; kHigh as for int_core.
@@ -197,6 +200,7 @@ QPARITY_SIMD_INLINE IntRegs broadcast(const IntPlan& q, bool high) {
   r.l = Ops::set1(q.l);
   r.k = Ops::set1(Ops::kHasSra64 ? 0 : flip_correction(q.s));
   r.h = Ops::set_sra32_count(static_cast<std::int32_t>(q.s - 32));
+  r.off = Ops::set1_64(kDrOffset);
   return r;
 }
 
@@ -215,8 +219,7 @@ QPARITY_SIMD_INLINE I int_core(I x, const IntRegs& r) {
     //               = z - floor(z / 2),             z = floor(w / 2^(R-1))
     // by the nested-floor identity floor((floor(w / a) + 1) / 2) = floor((w + a) / 2a); z - (z >> 1)
     // cannot overflow either.
-    const I off = Ops::set1_64(kDrOffset);
-    const I t = Ops::combine_bits31(Ops::add64(pe, off), Ops::add64(po, off));
+    const I t = Ops::combine_bits31(Ops::add64(pe, r.off), Ops::add64(po, r.off));
     const I w = Ops::add32(t, Ops::template sra32_imm<31>(t));
     const I z = Ops::template sra32<kUniform>(w, r.h);
     return Ops::sub32(z, Ops::template sra32_imm<1>(z));
@@ -317,6 +320,7 @@ struct IntSoA {
     r.l = Ops::load(l + i);
     r.k = Ops::load(k + i);
     r.h = Ops::load(h + i);
+    r.off = Ops::set1_64(kDrOffset);
     return r;
   }
 };

@@ -95,6 +95,7 @@ struct IntEpilogue {
     r.l = kPre ? Ops::load(b + 64) : Ops::zero();
     r.h = kHigh ? Ops::load(b + 72) : Ops::zero();
     r.k = Ops::zero();  // the SSE4.1 / AVX2 flipped-bias correction; unused with vpsravq
+    r.off = Ops::set1_64(kDrOffset);
     if (kForm == IntForm::kSignedOffset) {
       r.c_e = Ops::add64(r.c_e, Ops::set1_64(kDrOffset));
       r.c_o = Ops::add64(r.c_o, Ops::set1_64(kDrOffset));

@@ -42,6 +42,8 @@ QPARITY_SIMD_INLINE IntRegs load_int_regs(const std::uint8_t* p) {
   r.l = Ops::load(p + 8 * sizeof(I));
   r.k = Ops::load(p + 9 * sizeof(I));
   r.h = Ops::load(p + 10 * sizeof(I));
+  r.off = Ops::set1_64(kDrOffset);
+  asm("" : "+v"(r.off));  // a register the compiler cannot re-materialise (see IntRegs)
   return r;
 }
 
