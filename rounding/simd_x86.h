@@ -97,6 +97,13 @@ struct Ops {
   QPARITY_SIMD_INLINE static void store_out_partial(Out* p, I v, std::size_t n) {
     buffered_store_out_partial<Ops>(p, v, n);
   }
+  // store_out narrows with the saturating packs already: Out's range for any int32 lane.
+  template <class Out>
+  QPARITY_SIMD_INLINE static void store_out_saturated(Out* p, I v) { store_out(p, v); }
+  template <class Out>
+  QPARITY_SIMD_INLINE static void store_out_saturated_partial(Out* p, I v, std::size_t n) {
+    buffered_store_out_partial<Ops>(p, v, n);
+  }
 
   QPARITY_SIMD_INLINE static I load(const void* p) { return _mm_loadu_si128(static_cast<const I*>(p)); }
   QPARITY_SIMD_INLINE static void store(void* p, I v) { _mm_storeu_si128(static_cast<I*>(p), v); }
@@ -196,6 +203,13 @@ struct Ops {
   }
   template <class Out>
   QPARITY_SIMD_INLINE static void store_out_partial(Out* p, I v, std::size_t n) {
+    buffered_store_out_partial<Ops>(p, v, n);
+  }
+  // store_out narrows with the saturating packs already: Out's range for any int32 lane.
+  template <class Out>
+  QPARITY_SIMD_INLINE static void store_out_saturated(Out* p, I v) { store_out(p, v); }
+  template <class Out>
+  QPARITY_SIMD_INLINE static void store_out_saturated_partial(Out* p, I v, std::size_t n) {
     buffered_store_out_partial<Ops>(p, v, n);
   }
 
@@ -348,6 +362,31 @@ struct Ops {
   }
   QPARITY_SIMD_INLINE static void store_out_partial(std::uint8_t* p, I v, std::size_t n) {
     _mm512_mask_cvtepi32_storeu_epi8(p, first(n), v);
+  }
+
+  // Saturating narrow stores (store_out truncates: its lanes are already in Out's range):
+  // VPMOVSDB / VPMOVSDW; uint8 through VPMOVUSDB after a max with 0 (it saturates unsigned lanes).
+  QPARITY_SIMD_INLINE static void store_out_saturated(std::int32_t* p, I v) { store(p, v); }
+  QPARITY_SIMD_INLINE static void store_out_saturated(std::int16_t* p, I v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtsepi32_epi16(v));
+  }
+  QPARITY_SIMD_INLINE static void store_out_saturated(std::int8_t* p, I v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtsepi32_epi8(v));
+  }
+  QPARITY_SIMD_INLINE static void store_out_saturated(std::uint8_t* p, I v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, zero())));
+  }
+  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::int32_t* p, I v, std::size_t n) {
+    _mm512_mask_storeu_epi32(p, first(n), v);
+  }
+  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::int16_t* p, I v, std::size_t n) {
+    _mm512_mask_cvtsepi32_storeu_epi16(p, first(n), v);
+  }
+  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::int8_t* p, I v, std::size_t n) {
+    _mm512_mask_cvtsepi32_storeu_epi8(p, first(n), v);
+  }
+  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::uint8_t* p, I v, std::size_t n) {
+    _mm512_mask_cvtusepi32_storeu_epi8(p, first(n), _mm512_max_epi32(v, zero()));
   }
 
   QPARITY_SIMD_INLINE static void store_out(std::int32_t* p, I v) { store(p, v); }

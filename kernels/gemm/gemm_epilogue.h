@@ -99,8 +99,10 @@ EpilogueIsa gemm_epilogue_avx512();
 
 /// The AVX-512 VNNI main micro-kernel fused with the epilogue (kernels/gemm/ukernel_avx512vnni.cc)
 /// for a plan gemm_epilogue_avx512() built (same register layout: both are compiled at the AVX-512
-/// level of rounding/simd_x86.h). Call only when AVX-512 VNNI is supported.
-FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant);
+/// level of rounding/simd_x86.h). Call only when AVX-512 VNNI is supported. `saturated`: the
+/// kernels whose output stage is y + zp narrowed with saturation (EpiloguePlan::fused_saturated),
+/// for the high-half mode's variants and 8- and 16-bit outputs only (other entries null).
+FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant, bool saturated);
 
 }  // namespace internal
 }  // namespace qparity

@@ -83,7 +83,11 @@ QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t 
 /// were re-read, and the column's registers re-loaded, after every store (measured: 156 scalar
 /// moves in the DR-AZ kernel's epilogue). The caller loads a column's registers once (regs) and
 /// passes them to every row's run.
-template <class Out, class Load, class Core>
+/// kSaturated: the output stage is y + zp narrowed with saturation, for calls whose clamp is Out's
+/// whole range and whose core cannot come near the int32 limits (the high-half mode: |y| < 2^31 -
+/// 2^16, see EpiloguePlan::fused_saturated); 2 instructions instead of 4 (clamp twice, add,
+/// narrow) for int8 and int16, 3 for uint8.
+template <class Out, class Load, class Core, bool kSaturated = false>
 struct BlockVectors {
   const std::uint8_t* chan;
   std::size_t chan_stride, cols;
@@ -96,29 +100,39 @@ struct BlockVectors {
   QPARITY_SIMD_INLINE auto regs(std::size_t c) const { return load_regs(chan + (c / kW) * chan_stride); }
   template <class Regs>
   QPARITY_SIMD_INLINE void run(std::size_t i, std::size_t c, I x, const Regs& r) const {
-    const I y = finish(core(x, r), o);
     const std::size_t n = cols - c;
-    if (n >= kW) {
-      Ops::store_out(dst + i * ldc + c, y);
+    if constexpr (kSaturated) {
+      const I y = Ops::add32(core(x, r), o.add);
+      if (n >= kW) {
+        Ops::store_out_saturated(dst + i * ldc + c, y);
+      } else {
+        Ops::store_out_saturated_partial(dst + i * ldc + c, y, n);
+      }
     } else {
-      Ops::store_out_partial(dst + i * ldc + c, y, n);
+      const I y = finish(core(x, r), o);
+      if (n >= kW) {
+        Ops::store_out(dst + i * ldc + c, y);
+      } else {
+        Ops::store_out_partial(dst + i * ldc + c, y, n);
+      }
     }
   }
 };
 
-template <class Out, class Load, class Core>
-QPARITY_SIMD_INLINE BlockVectors<Out, Load, Core> block_vectors(const EpilogueArgs& a, Out* dst,
-                                                                std::size_t ldc, Load load,
-                                                                Core core) {
-  return BlockVectors<Out, Load, Core>{a.chan, a.chan_stride, a.cols, dst, ldc,
-                                       OutRegs{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)},
-                                       load, core};
+template <bool kSaturated = false, class Out, class Load, class Core>
+QPARITY_SIMD_INLINE BlockVectors<Out, Load, Core, kSaturated> block_vectors(const EpilogueArgs& a, Out* dst,
+                                                                            std::size_t ldc, Load load,
+                                                                            Core core) {
+  return BlockVectors<Out, Load, Core, kSaturated>{
+      a.chan, a.chan_stride, a.cols, dst, ldc, OutRegs{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)},
+      load, core};
 }
 
-template <class Out, IntForm kForm, bool kPre, bool kHigh>
+template <class Out, IntForm kForm, bool kPre, bool kHigh, bool kSaturated = false>
 QPARITY_SIMD_INLINE auto int_vectors(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
-  return block_vectors(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs(p); },
-                       [](I x, const IntRegs& r) { return int_core<kForm, kPre, kHigh, false>(x, r); });
+  static_assert(!kSaturated || kHigh, "the saturating output stage relies on the high-half bound");
+  return block_vectors<kSaturated>(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs(p); },
+                                   [](I x, const IntRegs& r) { return int_core<kForm, kPre, kHigh, false>(x, r); });
 }
 
 template <class Out, bool kZeroPointInside>

@@ -174,7 +174,8 @@ void plan_epilogue(PackedGemmData& d) {
   // The VNNI main kernel requantizes its accumulators from registers; its plan is the AVX-512
   // one just built (requantize_kernel_isa(kAvx512Vnni) is kAvx512).
   if (d.isa == Isa::kAvx512Vnni && d.kernel.fn == ukernels_of(Isa::kAvx512Vnni).exact.fn) {
-    e.fused = gemm_fused_avx512vnni(variant);
+    e.fused = gemm_fused_avx512vnni(variant, false);
+    e.fused_saturated = gemm_fused_avx512vnni(variant, true);
   }
 #endif
   e.lanes = isa.lanes;

@@ -59,6 +59,11 @@ struct EpiloguePlan {
   /// The main micro-kernel fused with its block's epilogue (FusedFn), when its ISA has one for
   /// this plan (AVX-512 VNNI); null entries: the driver calls the kernel and fns separately.
   FusedFns fused;
+  /// The same with the saturating output stage: y + zp narrowed with saturation, no clamp. Equal
+  /// to fused's clamp-add-narrow when the call's clamp is the output type's whole range and
+  /// y + zp cannot overflow int32, which the high-half mode guarantees (|y| < 2^31 - 2^16: the
+  /// product is below 2^62 and the shift at least 32); null entries otherwise.
+  FusedFns fused_saturated;
 };
 
 /// How the accumulator model is realised on top of the raw micro-kernel sums.

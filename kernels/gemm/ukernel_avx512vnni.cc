@@ -267,10 +267,10 @@ void fused(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_
   dot4_exact_zmm_body<kMr, kPanels, 1>(p, &vectors, block.rows, block.cols);
 }
 
-template <class Out, gemm_avx512vnni_epi::IntForm kForm, bool kPre, bool kHigh>
+template <class Out, gemm_avx512vnni_epi::IntForm kForm, bool kPre, bool kHigh, bool kSaturated = false>
 void fused_int(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
   fused(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
-    return gemm_avx512vnni_epi::int_vectors<Out, kForm, kPre, kHigh>(a, d, l);
+    return gemm_avx512vnni_epi::int_vectors<Out, kForm, kPre, kHigh, kSaturated>(a, d, l);
   });
 }
 
@@ -302,17 +302,26 @@ UkernelSet gemm_ukernels_avx512vnni() {
   return s;  // pair_saturate absent: VPDPBUSD cannot saturate pairs (use the AVX-512BW kernel)
 }
 
-FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant) {
+FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant, bool saturated) {
   using namespace gemm_avx512vnni;
   namespace epi = gemm_avx512vnni_epi;
   // Fields are assigned directly: this TU calls no inline function of the shared headers (see
   // the ODR note in rounding/simd_x86.h).
   FusedFns fns;
+  if (saturated && !(variant.high && !variant.is_float)) return fns;  // none: the bound is needed
   epi::with_variant(
       variant,
-      [&fns](auto form_c, auto pre_c, auto high_c) {
+      [&fns, saturated](auto form_c, auto pre_c, auto high_c) {
         constexpr epi::IntForm kForm = decltype(form_c)::value;
         constexpr bool kPre = decltype(pre_c)::value, kHigh = decltype(high_c)::value;
+        if constexpr (kHigh) {
+          if (saturated) {  // int8, uint8, int16 (an int32 output's y + zp could overflow)
+            fns.to_int8 = &fused_int<std::int8_t, kForm, kPre, kHigh, true>;
+            fns.to_uint8 = &fused_int<std::uint8_t, kForm, kPre, kHigh, true>;
+            fns.to_int16 = &fused_int<std::int16_t, kForm, kPre, kHigh, true>;
+            return;
+          }
+        }
         fns.to_int8 = &fused_int<std::int8_t, kForm, kPre, kHigh>;
         fns.to_uint8 = &fused_int<std::uint8_t, kForm, kPre, kHigh>;
         fns.to_int16 = &fused_int<std::int16_t, kForm, kPre, kHigh>;
