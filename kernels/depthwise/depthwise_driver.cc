@@ -20,6 +20,7 @@
 // with the reference step; everything else goes through the SIMD requantizer.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -203,7 +204,14 @@ void convert_quad_row(const PackedDepthwiseConv2DData& d, const ConvCall<AType, 
 }
 
 template <class Out>
-DwQuadFn quad_kernel_for(const DwQuadKernels& k) {
+DwQuadFn quad_kernel_for(const DwQuadKernels& k, const OutputParams& o) {
+  // With a clamp to Out's whole range, the saturating output stage where there is one.
+  const bool whole_range = o.qmin == std::numeric_limits<Out>::min() && o.qmax == std::numeric_limits<Out>::max();
+  DwQuadFn saturated = nullptr;
+  if constexpr (std::is_same<Out, std::int8_t>::value) saturated = k.to_int8_saturated;
+  if constexpr (std::is_same<Out, std::uint8_t>::value) saturated = k.to_uint8_saturated;
+  if constexpr (std::is_same<Out, std::int16_t>::value) saturated = k.to_int16_saturated;
+  if (whole_range && saturated != nullptr) return saturated;
   if constexpr (std::is_same<Out, std::int8_t>::value) return k.to_int8;
   if constexpr (std::is_same<Out, std::uint8_t>::value) return k.to_uint8;
   if constexpr (std::is_same<Out, std::int16_t>::value) return k.to_int16;
@@ -345,7 +353,7 @@ void run_quad_tile(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out
   a.cg = cg;
   a.cgp = cgp;
   a.out_w = out_w;
-  const DwQuadFn kernel = fused ? quad_kernel_for<Out>(d.quad_kernels) : d.quad_kernels.raw;
+  const DwQuadFn kernel = fused ? quad_kernel_for<Out>(d.quad_kernels, call.output) : d.quad_kernels.raw;
   std::size_t flush_start = y0;
   for (std::size_t oy = y0; oy < y1; ++oy) {
     for (std::size_t ky = 0; ky < 3; ++ky) {

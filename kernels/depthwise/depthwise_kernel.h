@@ -132,6 +132,10 @@ struct DwEpilogueVariant {
 /// The quad kernels of one (rounding core, stride) pair, one per output type, and the raw one.
 struct DwQuadKernels {
   DwQuadFn to_int8 = nullptr, to_uint8 = nullptr, to_int16 = nullptr, to_int32 = nullptr;
+  /// The same with the saturating output stage (y + zp narrowed with saturation, no clamp), for
+  /// calls whose clamp is the output type's whole range; null unless the integer plan is in the
+  /// high-half mode, whose |y| < 2^31 - 2^16 keeps y + zp from overflowing.
+  DwQuadFn to_int8_saturated = nullptr, to_uint8_saturated = nullptr, to_int16_saturated = nullptr;
   DwQuadFn raw = nullptr;
 };
 

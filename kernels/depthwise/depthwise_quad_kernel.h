@@ -102,9 +102,13 @@ struct IntEpilogue {
     }
     return r;
   }
-  QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const {
-    if constexpr (kForm == IntForm::kSignedOffset || kForm == IntForm::kSigned) return finish(signed_core(x, r), o);
-    return finish(int_core<kForm, kPre, kHigh, false>(x, r), o);
+  /// The high-half mode bounds |y| below 2^31 - 2^16 (see the GEMM's EpiloguePlan::fused_saturated),
+  /// so the kernels may use the saturating output stage when the clamp is Out's whole range.
+  static constexpr bool kBounded = kHigh;
+  QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const { return finish(core(x, r), o); }
+  QPARITY_SIMD_INLINE I core(I x, const Regs& r) const {
+    if constexpr (kForm == IntForm::kSignedOffset || kForm == IntForm::kSigned) return signed_core(x, r);
+    return int_core<kForm, kPre, kHigh, false>(x, r);
   }
   // The signed forms (requantize_x86.h), with the sign test as a compare into a mask and a masked
   // add, one instruction fewer per half than int_core's shift / and / add:
@@ -147,7 +151,9 @@ struct FloatEpilogue {
     return FloatRegs{FloatBatch::load_unaligned(f), FloatBatch::load_unaligned(f + 16),
                      FloatBatch::load_unaligned(f + 32), zp};
   }
-  QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const { return finish(float_core<kZeroPointInside>(x, r), o); }
+  static constexpr bool kBounded = false;  // float_core saturates to the int32 range
+  QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const { return finish(core(x, r), o); }
+  QPARITY_SIMD_INLINE I core(I x, const Regs& r) const { return float_core<kZeroPointInside>(x, r); }
 };
 
 // ---- The quad-row conversion --------------------------------------------------------------------
@@ -241,8 +247,9 @@ inline void quad_convert(const DwQuadConvertArgs& a) {
 // ---- The 3x3 row kernels --------------------------------------------------------------------------
 
 /// Output row of a 3x3 window at stride kStride (1 or 2), channel block by channel block; Epi
-/// turns each finished sum vector into the stored result.
-template <class Out, class Epi, std::size_t kStride>
+/// turns each finished sum vector into the stored result. kSaturated: the output stage is
+/// y + zp narrowed with saturation (the call's clamp is Out's whole range and Epi::kBounded).
+template <class Out, class Epi, std::size_t kStride, bool kSaturated = false>
 void quad_row_3x3(const DwQuadArgs& a) {
   constexpr std::size_t kUnroll = 8;  // 4 for the integer cores measured the same: not register-bound
   const std::size_t cg = a.cg, cgp = a.cgp, out_w = a.out_w, col = cgp * 4, stride = a.out_stride;
@@ -264,11 +271,20 @@ void quad_row_3x3(const DwQuadArgs& a) {
     const std::uint8_t* const q2 = r2 + 4 * cb;
     Out* const o = out + cb;
     auto emit = [&](std::size_t ox, __m512i acc) {
-      const I y = epi.apply(acc, regs);
-      if (n == kQuadLanes) {
-        Ops::store_out(o + ox * stride, y);
+      if constexpr (kSaturated) {
+        const I y = Ops::add32(epi.core(acc, regs), epi.o.add);
+        if (n == kQuadLanes) {
+          Ops::store_out_saturated(o + ox * stride, y);
+        } else {
+          Ops::store_out_saturated_partial(o + ox * stride, y, n);
+        }
       } else {
-        Ops::store_out_partial(o + ox * stride, y, n);
+        const I y = epi.apply(acc, regs);
+        if (n == kQuadLanes) {
+          Ops::store_out(o + ox * stride, y);
+        } else {
+          Ops::store_out_partial(o + ox * stride, y, n);
+        }
       }
     };
     // Sums of the quads at byte offset `off` of the three rows with weights (x, y, z).
@@ -342,6 +358,11 @@ DwQuadKernels quad_kernels_for() {
   k.to_uint8 = &quad_row_3x3<std::uint8_t, Epi, kStride>;
   k.to_int16 = &quad_row_3x3<std::int16_t, Epi, kStride>;
   k.to_int32 = &quad_row_3x3<std::int32_t, Epi, kStride>;
+  if constexpr (Epi::kBounded) {
+    k.to_int8_saturated = &quad_row_3x3<std::int8_t, Epi, kStride, true>;
+    k.to_uint8_saturated = &quad_row_3x3<std::uint8_t, Epi, kStride, true>;
+    k.to_int16_saturated = &quad_row_3x3<std::int16_t, Epi, kStride, true>;
+  }
   k.raw = &quad_row_3x3_raw<kStride>;
   return k;
 }
