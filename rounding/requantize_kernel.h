@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "qparity/requantize.h"
 
@@ -37,6 +38,13 @@ inline RequantizeKernel<std::int32_t> RequantizeKernels::get<std::int32_t>() con
 /// `isa` must be supported: each set's getter may use its ISA's instructions.
 /// Defined in kernels/dispatch/requantize.cc; the GEMM epilogue uses it too.
 const RequantizeKernels& requantize_kernels(Isa isa);
+
+/// Whether `o` clamps to Out's whole range: the fused kernels (GEMM and depthwise quad) then take
+/// their saturating output stage where their plan has one.
+template <class Out>
+bool clamps_to_whole_range(const OutputParams& o) {
+  return o.qmin == std::numeric_limits<Out>::min() && o.qmax == std::numeric_limits<Out>::max();
+}
 
 // One per compiled ISA; each is defined in its own translation unit built with that ISA's flags.
 RequantizeKernels requantize_kernels_scalar();

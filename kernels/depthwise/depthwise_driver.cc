@@ -20,7 +20,6 @@
 // with the reference step; everything else goes through the SIMD requantizer.
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -206,12 +205,11 @@ void convert_quad_row(const PackedDepthwiseConv2DData& d, const ConvCall<AType, 
 template <class Out>
 DwQuadFn quad_kernel_for(const DwQuadKernels& k, const OutputParams& o) {
   // With a clamp to Out's whole range, the saturating output stage where there is one.
-  const bool whole_range = o.qmin == std::numeric_limits<Out>::min() && o.qmax == std::numeric_limits<Out>::max();
   DwQuadFn saturated = nullptr;
   if constexpr (std::is_same<Out, std::int8_t>::value) saturated = k.to_int8_saturated;
   if constexpr (std::is_same<Out, std::uint8_t>::value) saturated = k.to_uint8_saturated;
   if constexpr (std::is_same<Out, std::int16_t>::value) saturated = k.to_int16_saturated;
-  if (whole_range && saturated != nullptr) return saturated;
+  if (saturated != nullptr && clamps_to_whole_range<Out>(o)) return saturated;
   if constexpr (std::is_same<Out, std::int8_t>::value) return k.to_int8;
   if constexpr (std::is_same<Out, std::uint8_t>::value) return k.to_uint8;
   if constexpr (std::is_same<Out, std::int16_t>::value) return k.to_int16;

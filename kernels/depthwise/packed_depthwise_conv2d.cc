@@ -52,7 +52,9 @@ std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m;
 /// layers such as 14x14x512 by channels).
 constexpr std::size_t kMaxGroupChannels = 128;
 /// Bytes of converted input rows one tile may keep: the band of output rows is chosen so that its
-/// rows fit (L2-resident on the target CPUs; each input row is then converted once per band).
+/// rows fit (L2-resident on the target CPUs; each input row is then converted once per band). The
+/// quad path keeps only a ring as tall as the window (depthwise_driver.cc, run_quad_tile), so for
+/// it the budget only sets the band, i.e. how often a band's first rows are converted again.
 constexpr std::size_t kPairRowBudget = 192 * 1024;
 constexpr std::size_t kMaxBand = 16;
 

@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -480,11 +479,9 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   // A kernel fused with the epilogue (gemm_epilogue.h FusedFn) requantizes each block of the last
   // K block from registers; otherwise the kernel stores the block and epilogue_fn reads it back.
   // With a clamp to Out's whole range, the saturating output stage where the plan has one.
-  const bool whole_range = output.qmin == std::numeric_limits<Out>::min() &&
-                           output.qmax == std::numeric_limits<Out>::max();
   FusedFn<Out> fused_fn = nullptr;
   if (fused && &kernel == &d.kernel) {
-    fused_fn = whole_range ? ep.fused_saturated.get<Out>() : nullptr;
+    fused_fn = clamps_to_whole_range<Out>(output) ? ep.fused_saturated.get<Out>() : nullptr;
     if (fused_fn == nullptr) fused_fn = ep.fused.get<Out>();
   }
 
