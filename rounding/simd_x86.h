@@ -97,13 +97,6 @@ struct Ops {
   QPARITY_SIMD_INLINE static void store_out_partial(Out* p, I v, std::size_t n) {
     buffered_store_out_partial<Ops>(p, v, n);
   }
-  // store_out narrows with the saturating packs already: Out's range for any int32 lane.
-  template <class Out>
-  QPARITY_SIMD_INLINE static void store_out_saturated(Out* p, I v) { store_out(p, v); }
-  template <class Out>
-  QPARITY_SIMD_INLINE static void store_out_saturated_partial(Out* p, I v, std::size_t n) {
-    buffered_store_out_partial<Ops>(p, v, n);
-  }
 
   QPARITY_SIMD_INLINE static I load(const void* p) { return _mm_loadu_si128(static_cast<const I*>(p)); }
   QPARITY_SIMD_INLINE static void store(void* p, I v) { _mm_storeu_si128(static_cast<I*>(p), v); }
@@ -203,13 +196,6 @@ struct Ops {
   }
   template <class Out>
   QPARITY_SIMD_INLINE static void store_out_partial(Out* p, I v, std::size_t n) {
-    buffered_store_out_partial<Ops>(p, v, n);
-  }
-  // store_out narrows with the saturating packs already: Out's range for any int32 lane.
-  template <class Out>
-  QPARITY_SIMD_INLINE static void store_out_saturated(Out* p, I v) { store_out(p, v); }
-  template <class Out>
-  QPARITY_SIMD_INLINE static void store_out_saturated_partial(Out* p, I v, std::size_t n) {
     buffered_store_out_partial<Ops>(p, v, n);
   }
 
@@ -351,53 +337,32 @@ struct Ops {
   QPARITY_SIMD_INLINE static I load_partial(const std::int32_t* p, std::size_t n) {
     return _mm512_maskz_loadu_epi32(first(n), p);
   }
+  // The narrowing stores saturate to Out's range, like the SSE4.1 / AVX2 packs: VPMOVSDB /
+  // VPMOVSDW, and for uint8 VPMOVUSDB after a max with 0 (it saturates unsigned lanes). The
+  // clamped output stage never needs it; the saturating one (gemm_epilogue_x86.h BlockVectors)
+  // relies on it.
   QPARITY_SIMD_INLINE static void store_out_partial(std::int32_t* p, I v, std::size_t n) {
     _mm512_mask_storeu_epi32(p, first(n), v);
   }
   QPARITY_SIMD_INLINE static void store_out_partial(std::int16_t* p, I v, std::size_t n) {
-    _mm512_mask_cvtepi32_storeu_epi16(p, first(n), v);
-  }
-  QPARITY_SIMD_INLINE static void store_out_partial(std::int8_t* p, I v, std::size_t n) {
-    _mm512_mask_cvtepi32_storeu_epi8(p, first(n), v);
-  }
-  QPARITY_SIMD_INLINE static void store_out_partial(std::uint8_t* p, I v, std::size_t n) {
-    _mm512_mask_cvtepi32_storeu_epi8(p, first(n), v);
-  }
-
-  // Saturating narrow stores (store_out truncates: its lanes are already in Out's range):
-  // VPMOVSDB / VPMOVSDW; uint8 through VPMOVUSDB after a max with 0 (it saturates unsigned lanes).
-  QPARITY_SIMD_INLINE static void store_out_saturated(std::int32_t* p, I v) { store(p, v); }
-  QPARITY_SIMD_INLINE static void store_out_saturated(std::int16_t* p, I v) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtsepi32_epi16(v));
-  }
-  QPARITY_SIMD_INLINE static void store_out_saturated(std::int8_t* p, I v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtsepi32_epi8(v));
-  }
-  QPARITY_SIMD_INLINE static void store_out_saturated(std::uint8_t* p, I v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, zero())));
-  }
-  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::int32_t* p, I v, std::size_t n) {
-    _mm512_mask_storeu_epi32(p, first(n), v);
-  }
-  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::int16_t* p, I v, std::size_t n) {
     _mm512_mask_cvtsepi32_storeu_epi16(p, first(n), v);
   }
-  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::int8_t* p, I v, std::size_t n) {
+  QPARITY_SIMD_INLINE static void store_out_partial(std::int8_t* p, I v, std::size_t n) {
     _mm512_mask_cvtsepi32_storeu_epi8(p, first(n), v);
   }
-  QPARITY_SIMD_INLINE static void store_out_saturated_partial(std::uint8_t* p, I v, std::size_t n) {
+  QPARITY_SIMD_INLINE static void store_out_partial(std::uint8_t* p, I v, std::size_t n) {
     _mm512_mask_cvtusepi32_storeu_epi8(p, first(n), _mm512_max_epi32(v, zero()));
   }
 
   QPARITY_SIMD_INLINE static void store_out(std::int32_t* p, I v) { store(p, v); }
   QPARITY_SIMD_INLINE static void store_out(std::int16_t* p, I v) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtsepi32_epi16(v));
   }
   QPARITY_SIMD_INLINE static void store_out(std::int8_t* p, I v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtsepi32_epi8(v));
   }
   QPARITY_SIMD_INLINE static void store_out(std::uint8_t* p, I v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, zero())));
   }
   QPARITY_SIMD_INLINE static void store_out4(std::int32_t* p, I a, I b, I c, I d) {
     store(p, a), store(p + 16, b), store(p + 32, c), store(p + 48, d);

@@ -271,20 +271,12 @@ void quad_row_3x3(const DwQuadArgs& a) {
     const std::uint8_t* const q2 = r2 + 4 * cb;
     Out* const o = out + cb;
     auto emit = [&](std::size_t ox, __m512i acc) {
-      if constexpr (kSaturated) {
-        const I y = Ops::add32(epi.core(acc, regs), epi.o.add);
-        if (n == kQuadLanes) {
-          Ops::store_out_saturated(o + ox * stride, y);
-        } else {
-          Ops::store_out_saturated_partial(o + ox * stride, y, n);
-        }
+      // Saturated: no clamp, the narrowing store saturates (Ops::store_out).
+      const I y = kSaturated ? Ops::add32(epi.core(acc, regs), epi.o.add) : epi.apply(acc, regs);
+      if (n == kQuadLanes) {
+        Ops::store_out(o + ox * stride, y);
       } else {
-        const I y = epi.apply(acc, regs);
-        if (n == kQuadLanes) {
-          Ops::store_out(o + ox * stride, y);
-        } else {
-          Ops::store_out_partial(o + ox * stride, y, n);
-        }
+        Ops::store_out_partial(o + ox * stride, y, n);
       }
     };
     // Sums of the quads at byte offset `off` of the three rows with weights (x, y, z).

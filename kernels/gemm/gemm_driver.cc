@@ -361,7 +361,8 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
     a = src.a + i0 * src.lda;
     lda = src.lda;
   } else if (!pack_from_segments) {
-    // Rows padded to whole K groups for a kernel that reads A in place (direct_a below).
+    // Rows padded to whole K groups for a kernel that reads A in place (direct_a below, which
+    // holds for every gathered A when the kernel can).
     lda = kernel.direct_a ? ceil_div(d.k, 4) * 4 : d.k;
     if (!rows_ready) {
       s.a_gathered.resize(rows * lda);

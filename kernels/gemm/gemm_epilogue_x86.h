@@ -100,21 +100,13 @@ struct BlockVectors {
   QPARITY_SIMD_INLINE auto regs(std::size_t c) const { return load_regs(chan + (c / kW) * chan_stride); }
   template <class Regs>
   QPARITY_SIMD_INLINE void run(std::size_t i, std::size_t c, I x, const Regs& r) const {
+    // Saturated: no clamp, the narrowing store saturates (Ops::store_out).
+    const I y = kSaturated ? Ops::add32(core(x, r), o.add) : finish(core(x, r), o);
     const std::size_t n = cols - c;
-    if constexpr (kSaturated) {
-      const I y = Ops::add32(core(x, r), o.add);
-      if (n >= kW) {
-        Ops::store_out_saturated(dst + i * ldc + c, y);
-      } else {
-        Ops::store_out_saturated_partial(dst + i * ldc + c, y, n);
-      }
+    if (n >= kW) {
+      Ops::store_out(dst + i * ldc + c, y);
     } else {
-      const I y = finish(core(x, r), o);
-      if (n >= kW) {
-        Ops::store_out(dst + i * ldc + c, y);
-      } else {
-        Ops::store_out_partial(dst + i * ldc + c, y, n);
-      }
+      Ops::store_out_partial(dst + i * ldc + c, y, n);
     }
   }
 };
