@@ -6,13 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tool_test_files.h"
 
 #include "cli_runner.h"
 #include "npy.h"
@@ -25,14 +26,7 @@ using qparity::cli::DType;
 using qparity::cli::make_tensor;
 using qparity::cli::Tensor;
 
-std::string fresh_dir(const char* what) {
-  static std::atomic<int> counter{0};
-  std::string dir = testing::TempDir();
-  if (!dir.empty() && dir.back() != '/') dir += '/';
-  dir += "qparity_diff_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + what;
-  ::mkdir(dir.c_str(), 0777);
-  return dir;
-}
+std::string fresh_dir(const char* what) { return qparity_cli_test::make_temp_dir(std::string("diff_") + what); }
 
 std::size_t entries(const std::string& dir) {
   std::size_t n = 0;

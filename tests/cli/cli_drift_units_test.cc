@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -15,6 +14,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tool_test_files.h"
 
 #include "drift_metrics.h"
 #include "drift_report.h"
@@ -30,14 +31,7 @@
 namespace qparity::cli {
 namespace {
 
-std::string fresh_dir(const char* what) {
-  static std::atomic<int> counter{0};
-  std::string dir = testing::TempDir();
-  if (!dir.empty() && dir.back() != '/') dir += '/';
-  dir += "qparity_units_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + what;
-  ::mkdir(dir.c_str(), 0777);
-  return dir;
-}
+std::string fresh_dir(const char* what) { return qparity_cli_test::make_temp_dir(std::string("units_") + what); }
 
 std::vector<std::string> directory_entries(const std::string& dir) {
   std::vector<std::string> out;

@@ -6,13 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tool_test_files.h"
 
 #include "cli_runner.h"
 #include "layer_runner.h"
@@ -22,14 +23,7 @@
 namespace qparity_cli_test {
 namespace {
 
-std::string fresh_dir(const char* what) {
-  static std::atomic<int> counter{0};
-  std::string dir = testing::TempDir();
-  if (!dir.empty() && dir.back() != '/') dir += '/';
-  dir += "qparity_probe_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + what;
-  ::mkdir(dir.c_str(), 0777);
-  return dir;
-}
+std::string fresh_dir(const char* what) { return qparity_cli_test::make_temp_dir(std::string("probe_") + what); }
 
 bool exists(const std::string& path) {
   struct stat st {};

@@ -5,22 +5,26 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 namespace qparity_cli_test {
 
 std::string make_temp_dir(const std::string& what) {
-  static std::atomic<int> counter{0};
+  // mkdtemp, not a name made of the pid and a counter: each test runs in its own process, pids are
+  // reused, and a directory left by an earlier run under the same name was not empty (CI saw
+  // OutputFiles.AllOrNothing fail on an a.txt from a previous run).
   std::string dir = testing::TempDir();
   if (!dir.empty() && dir.back() != '/') dir += '/';
-  dir += "qparity_tool_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + what;
-  if (::mkdir(dir.c_str(), 0777) != 0) throw std::runtime_error("cannot create " + dir);
-  return dir;
+  dir += "qparity_" + what + "_XXXXXX";
+  std::vector<char> name(dir.begin(), dir.end());
+  name.push_back('\0');
+  if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("cannot create " + dir);
+  return std::string(name.data());
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {

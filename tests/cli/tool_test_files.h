@@ -6,7 +6,7 @@
 
 namespace qparity_cli_test {
 
-/// A fresh, empty directory under the test temporary directory.
+/// A fresh, empty directory under the test temporary directory (unique: mkdtemp).
 std::string make_temp_dir(const std::string& what);
 
 void write_bytes(const std::string& path, const std::string& bytes);
