@@ -24,12 +24,12 @@ AOperand<AType> group_operand(const PackedConv2DData& d, const AType* input, std
   if (d.plan == Conv2DPlan::kDirectGemm) {
     a.lda = d.geometry.in_channels;
   } else {
-    a.tap_offsets = d.tap_offsets.data();
     a.taps = d.taps;
     a.seg = d.icg;
     a.rows_per_image = d.rows_per_image;
     a.image_stride = d.image_elems;
     a.pad = static_cast<AType>(zp);  // a padded tap holds the input zero point
+    a.window = &d.implicit_window;
   }
   return a;
 }

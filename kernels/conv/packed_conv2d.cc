@@ -28,31 +28,6 @@ std::size_t checked_product(const char* what, std::size_t a, std::size_t b, std:
 // offsets such as image * image_elems + tap offset.
 constexpr std::size_t kMaxElements = std::size_t{1} << 47;
 
-void build_tap_offsets(PackedConv2DData& d) {
-  const Conv2DGeometry& g = d.geometry;
-  const Window2D& w = g.window;
-  const ResolvedWindow& r = d.window;
-  d.tap_offsets.resize(d.rows_per_image * d.taps);
-  std::ptrdiff_t* out = d.tap_offsets.data();
-  for (std::size_t oy = 0; oy < r.out_h; ++oy) {
-    for (std::size_t ox = 0; ox < r.out_w; ++ox) {
-      for (std::size_t ky = 0; ky < w.kernel_h; ++ky) {
-        const std::ptrdiff_t iy = static_cast<std::ptrdiff_t>(oy * w.stride_h + ky * w.dilation_h) -
-                                  static_cast<std::ptrdiff_t>(r.pad_top);
-        for (std::size_t kx = 0; kx < w.kernel_w; ++kx) {
-          const std::ptrdiff_t ix = static_cast<std::ptrdiff_t>(ox * w.stride_w + kx * w.dilation_w) -
-                                    static_cast<std::ptrdiff_t>(r.pad_left);
-          const bool inside = iy >= 0 && ix >= 0 && iy < static_cast<std::ptrdiff_t>(g.in_h) &&
-                              ix < static_cast<std::ptrdiff_t>(g.in_w);
-          *out++ = inside ? (iy * static_cast<std::ptrdiff_t>(g.in_w) + ix) *
-                                static_cast<std::ptrdiff_t>(g.in_channels)
-                          : -1;
-        }
-      }
-    }
-  }
-}
-
 }  // namespace
 }  // namespace internal
 
@@ -94,7 +69,19 @@ PackedConv2D::PackedConv2D(Isa isa, const Conv2DGeometry& geometry, const ConvWe
   d->plan = unit_window ? Conv2DPlan::kDirectGemm : Conv2DPlan::kImplicitGemm;
   if (d->plan == Conv2DPlan::kImplicitGemm) {
     checked_product("out_h * out_w * kernel_h * kernel_w", d->rows_per_image, d->taps, kMaxElements);
-    build_tap_offsets(*d);
+    ImplicitWindow& iw = d->implicit_window;
+    iw.in_h = g.in_h;
+    iw.in_w = g.in_w;
+    iw.pixel_stride = g.in_channels;
+    iw.out_w = r.out_w;
+    iw.kernel_h = w.kernel_h;
+    iw.kernel_w = w.kernel_w;
+    iw.stride_h = w.stride_h;
+    iw.stride_w = w.stride_w;
+    iw.dilation_h = w.dilation_h;
+    iw.dilation_w = w.dilation_w;
+    iw.pad_top = r.pad_top;
+    iw.pad_left = r.pad_left;
   }
 
   // Group gg's weights: filter rows [gg * ocg, (gg + 1) * ocg), each K = taps * icg long (OHWI:
@@ -137,7 +124,7 @@ std::string PackedConv2D::kernel_name() const {
 }
 
 std::size_t PackedConv2D::packed_bytes() const {
-  std::size_t bytes = data_->tap_offsets.size() * sizeof(std::ptrdiff_t);
+  std::size_t bytes = 0;
   for (const PackedGemm& gm : data_->gemms) bytes += gm.packed_bytes();
   return bytes;
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "kernels/gemm/gemm_driver.h"
 #include "qparity/conv2d.h"
 #include "qparity/gemm.h"
 
@@ -21,7 +22,7 @@ enum class Conv2DPlan {
   /// 1x1 kernel, stride 1, no padding: the NHWC input is the M x in_channels matrix itself; group
   /// g's A is its columns [g * icg, (g + 1) * icg) (row stride in_channels).
   kDirectGemm,
-  /// Anything else: an indirection source (gemm_driver.h AOperand) over tap_offsets.
+  /// Anything else: an indirection source (gemm_driver.h AOperand) over implicit_window.
   kImplicitGemm,
 };
 
@@ -39,11 +40,9 @@ struct PackedConv2DData {
   std::size_t icg = 0, ocg = 0;   ///< channels per group, input and output
   std::size_t image_elems = 0;    ///< in_h * in_w * in_channels
 
-  /// kImplicitGemm: for output pixel p = oy * out_w + ox and tap t = ky * kernel_w + kx, the
-  /// element offset of input pixel (iy, ix) within its image ((iy * in_w + ix) * in_channels), or
-  /// -1 when the tap falls in the padding. rows_per_image x taps entries, shared by the groups
-  /// (each adds its channel offset to the base pointer).
-  std::vector<std::ptrdiff_t> tap_offsets;
+  /// kImplicitGemm: the window every group's indirect A reads through (each group adds its
+  /// channel offset to the base pointer; gemm_driver.h).
+  ImplicitWindow implicit_window{};
 
   /// One packed GEMM per group (n = ocg, k = taps * icg), all for the same ISA, core and model.
   std::vector<PackedGemm> gemms;

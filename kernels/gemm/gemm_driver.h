@@ -3,10 +3,11 @@
 // The driver multiplies an M x K activation operand by a PackedGemm's weights. The operand is
 // either a strided matrix (gemm(), a 1x1 convolution over NHWC) or an *indirection* source (an
 // implicit-GEMM convolution): row i is the concatenation of `taps` segments of `seg` contiguous
-// values, each segment read through a table of input offsets, a negative offset meaning "seg copies
-// of the pad value" (a padded tap holds the input zero point). Everything the driver derives from A
-// (packing, row sums, the saturation bound, the sequential saturating fallback) reads rows through
-// this one description, so both kinds of operand give exactly reference::gemm on the im2col matrix.
+// values, one per filter tap, each the input pixel the tap reads or, for a tap in the padding,
+// "seg copies of the pad value" (a padded tap holds the input zero point). Everything the driver
+// derives from A (packing, row sums, the saturation bound, the sequential saturating fallback)
+// reads rows through this one description, so both kinds of operand give exactly reference::gemm
+// on the im2col matrix.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,19 @@
 namespace qparity {
 namespace internal {
 
+/// The convolution window of an indirect A: tap t = ky * kernel_w + kx of output pixel (oy, ox)
+/// reads input pixel (iy, ix) = (oy * stride_h + ky * dilation_h - pad_top,
+/// ox * stride_w + kx * dilation_w - pad_left), at element offset (iy * in_w + ix) * pixel_stride
+/// of its image, or is padding when (iy, ix) is outside in_h x in_w. The offsets are computed
+/// where they are used rather than stored: a table of them (8 bytes per tap and output pixel,
+/// 903 KB for MobileNet v2's first layer, six times its input) was read on every call, and those
+/// loads were the largest cost of gathering that layer's rows.
+struct ImplicitWindow {
+  std::size_t in_h = 0, in_w = 0, pixel_stride = 0, out_w = 0;
+  std::size_t kernel_h = 0, kernel_w = 0, stride_h = 0, stride_w = 0;
+  std::size_t dilation_h = 0, dilation_w = 0, pad_top = 0, pad_left = 0;
+};
+
 /// The A operand of one GEMM run. Rows are numbered 0..m-1 of the run.
 template <class AType>
 struct AOperand {
@@ -25,15 +39,15 @@ struct AOperand {
   const AType* a = nullptr;
   std::size_t lda = 0;
 
-  /// Indirect (tap_offsets != nullptr): row i belongs to image i / rows_per_image and uses table
-  /// row r = i % rows_per_image; segment t (K values [t * seg, (t + 1) * seg)) is at
-  ///   a + (i / rows_per_image) * image_stride + tap_offsets[r * taps + t]
-  /// or, when that offset is negative, is `seg` copies of `pad`. taps * seg == K.
-  const std::ptrdiff_t* tap_offsets = nullptr;
+  /// Indirect (window != nullptr): row i is output pixel r = i % rows_per_image (oy = r / out_w,
+  /// ox = r % out_w) of image i / rows_per_image, whose elements start at a + image * image_stride;
+  /// segment t (K values [t * seg, (t + 1) * seg)) is tap t of *window, or `seg` copies of `pad`.
+  /// taps == kernel_h * kernel_w, taps * seg == K.
+  const ImplicitWindow* window = nullptr;
   std::size_t taps = 0, seg = 0, rows_per_image = 1, image_stride = 0;
   AType pad{};
 
-  bool indirect() const { return tap_offsets != nullptr; }
+  bool indirect() const { return window != nullptr; }
 };
 
 /// Number of independent tiles of a run with m rows (gemm_tile_count).
