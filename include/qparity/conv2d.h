@@ -3,8 +3,8 @@
 // Exactly reference::conv2d (reference_conv2d.h) for every rounding core and accumulator model, on
 // every ISA path: a 1x1 / stride-1 / unpadded convolution is a GEMM over the NHWC input as it
 // stands; any other shape is an implicit GEMM whose activation rows are gathered tap by tap
-// (an indirection table of input pixels, with the zero point for padding) into the GEMM
-// micro-kernels' packed layout, block by block, never materialising the whole im2col matrix.
+// (input pixels located from the window geometry, the zero point for padding) into the GEMM
+// micro-kernels' layout, block by block, never materialising the whole im2col matrix.
 //
 // Usage: pack once for a geometry, run as often as needed:
 //
