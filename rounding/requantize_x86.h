@@ -187,6 +187,7 @@ inline IntPlan plan_int(RoundingCore core, const RequantParams& p) {
 /// GEMM epilogue).
 struct IntRegs {
   I m_e, m_o, c_e, c_o, n_e, n_o, s_e, s_o, l, k, h, off;
+  Ops::OddMask odd;  ///< combine_bits31's lane selector, held like `off`
 };
 
 /// Per-tensor operands; kHigh as for int_core.
@@ -201,6 +202,7 @@ QPARITY_SIMD_INLINE IntRegs broadcast(const IntPlan& q, bool high) {
   r.k = Ops::set1(Ops::kHasSra64 ? 0 : flip_correction(q.s));
   r.h = Ops::set_sra32_count(static_cast<std::int32_t>(q.s - 32));
   r.off = Ops::set1_64(kDrOffset);
+  r.odd = Ops::odd_mask();
   return r;
 }
 
@@ -219,7 +221,7 @@ QPARITY_SIMD_INLINE I int_core(I x, const IntRegs& r) {
     //               = z - floor(z / 2),             z = floor(w / 2^(R-1))
     // by the nested-floor identity floor((floor(w / a) + 1) / 2) = floor((w + a) / 2a); z - (z >> 1)
     // cannot overflow either.
-    const I t = Ops::combine_bits31(Ops::add64(pe, r.off), Ops::add64(po, r.off));
+    const I t = Ops::combine_bits31(Ops::add64(pe, r.off), Ops::add64(po, r.off), r.odd);
     const I w = Ops::add32(t, Ops::template sra32_imm<31>(t));
     const I z = Ops::template sra32<kUniform>(w, r.h);
     return Ops::sub32(z, Ops::template sra32_imm<1>(z));
@@ -321,6 +323,7 @@ struct IntSoA {
     r.k = Ops::load(k + i);
     r.h = Ops::load(h + i);
     r.off = Ops::set1_64(kDrOffset);
+    r.odd = Ops::odd_mask();
     return r;
   }
 };

@@ -138,7 +138,11 @@ struct Ops {
     return _mm_blend_epi16(_mm_srli_epi64(even, 32), odd, 0xCC);
   }
   /// Bits [31, 63) of the even-lane and of the odd-lane 64-bit values, back in lane order.
-  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd) {
+  /// The odd-lane selector of combine_bits31 (AVX-512: a mask register; here the blend's
+  /// immediate does it).
+  struct OddMask {};
+  QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask) {
     return _mm_blend_epi16(_mm_srli_epi64(even, 31), _mm_slli_epi64(odd, 1), 0xCC);
   }
   template <int kCount>
@@ -227,7 +231,9 @@ struct Ops {
   QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
     return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
   }
-  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd) {
+  struct OddMask {};  // (see the SSE4.1 Ops)
+  QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask) {
     return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
   }
   template <int kCount>
@@ -317,8 +323,17 @@ struct Ops {
   QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
     return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB);
   }
-  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd) {
-    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
+  /// The odd-lane mask of combine_bits31, opaque to the compiler so that a kernel holding it keeps
+  /// it in a mask register: as a constant, GCC 12 re-materialised it (mov + kmovw) for every
+  /// vector of the fused GEMM epilogue.
+  using OddMask = __mmask16;
+  QPARITY_SIMD_INLINE static OddMask odd_mask() {
+    __mmask16 m = 0xAAAA;
+    asm("" : "+k"(m));
+    return m;
+  }
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask m) {
+    return _mm512_mask_blend_epi32(m, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
   }
   template <int kCount>
   QPARITY_SIMD_INLINE static I sra32_imm(I v) { return _mm512_srai_epi32(v, kCount); }

@@ -44,6 +44,7 @@ QPARITY_SIMD_INLINE IntRegs load_int_regs(const std::uint8_t* p) {
   r.h = Ops::load(p + 10 * sizeof(I));
   r.off = Ops::set1_64(kDrOffset);
   asm("" : "+v"(r.off));  // a register the compiler cannot re-materialise (see IntRegs)
+  r.odd = Ops::odd_mask();
   return r;
 }
 
