@@ -1,6 +1,6 @@
 // conv2d entry points: validation of a call, the tiling (group by group, each group's GEMM tiles
 // in the GEMM driver's order) and the A operand of each group, a strided view of the NHWC input
-// (1x1) or the indirection source over the packed tap offsets (implicit GEMM).
+// (1x1) or the indirection source over the convolution window (implicit GEMM).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -15,7 +15,7 @@ namespace qparity {
 namespace internal {
 namespace {
 
-/// Group gg's A operand: its input channel slice, strided or through the tap offsets.
+/// Group gg's A operand: its input channel slice, strided or through the window.
 template <class AType>
 AOperand<AType> group_operand(const PackedConv2DData& d, const AType* input, std::int32_t zp,
                               std::size_t gg) {

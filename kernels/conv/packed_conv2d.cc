@@ -68,7 +68,6 @@ PackedConv2D::PackedConv2D(Isa isa, const Conv2DGeometry& geometry, const ConvWe
                            r.pad_top == 0 && r.pad_bottom == 0 && r.pad_left == 0 && r.pad_right == 0;
   d->plan = unit_window ? Conv2DPlan::kDirectGemm : Conv2DPlan::kImplicitGemm;
   if (d->plan == Conv2DPlan::kImplicitGemm) {
-    checked_product("out_h * out_w * kernel_h * kernel_w", d->rows_per_image, d->taps, kMaxElements);
     ImplicitWindow& iw = d->implicit_window;
     iw.in_h = g.in_h;
     iw.in_w = g.in_w;
