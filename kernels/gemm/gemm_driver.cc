@@ -237,16 +237,19 @@ struct SpanRun {
 
 template <std::size_t kSpan>
 void span_run(const SpanRun& r) {
+  // (Locals: the byte stores may alias r.)
   const std::size_t span = kSpan != 0 ? kSpan : r.span, kernel_h = r.kernel_h, ldd = r.ldd;
+  const std::size_t rows = r.rows, k = r.k;
+  const bool short_tail = r.short_tail;
   const std::ptrdiff_t line_step = r.line_step, pixel_step = r.pixel_step;
   unsigned char* out = r.out;
   const unsigned char* p = r.p;
-  for (std::size_t q = 0; q < r.rows; ++q, out += ldd, p += pixel_step) {
-    if (r.short_tail) std::memset(out + ldd - 4, 0, 4);
+  for (std::size_t q = 0; q < rows; ++q, out += ldd, p += pixel_step) {
+    if (short_tail) std::memset(out + ldd - 4, 0, 4);
     for (std::size_t ky = 0; ky < kernel_h; ++ky) {
       copy_short(out + ky * span, p + static_cast<std::ptrdiff_t>(ky) * line_step, span);
     }
-    if (!r.short_tail) std::memset(out + r.k, 0, ldd - r.k);
+    if (!short_tail) std::memset(out + k, 0, ldd - k);
   }
 }
 
