@@ -291,6 +291,41 @@ struct WindowCursor {
     }
     return false;
   }
+  /// Moves n >= 1 pixels along the current output row (ox + n <= out_w); true when that starts a
+  /// new image.
+  bool skip(std::size_t n, std::size_t rows_per_image) {
+    ox += n - 1;
+    return next(rows_per_image);
+  }
+};
+
+/// What the gather and the segment table derive from an ImplicitWindow, in signed element units
+/// (pixel_stride values per pixel).
+struct WindowSteps {
+  std::ptrdiff_t in_h, in_w, ps;
+  std::ptrdiff_t x_reach, y_reach;  ///< (kernel - 1) * dilation: the window's extent past tap 0
+  std::ptrdiff_t line_step;         ///< between filter rows (dilation_h input rows)
+  std::ptrdiff_t tap_step;          ///< between taps of a filter row (dilation_w pixels)
+  std::ptrdiff_t pixel_step;        ///< between consecutive output pixels of a row (stride_w)
+  /// Output columns [ox_lo, ox_hi) have their whole filter row inside the image:
+  /// 0 <= ox * stride_w - pad_left and ox * stride_w - pad_left + x_reach < in_w.
+  std::size_t ox_lo, ox_hi;
+
+  explicit WindowSteps(const ImplicitWindow& w)
+      : in_h(static_cast<std::ptrdiff_t>(w.in_h)),
+        in_w(static_cast<std::ptrdiff_t>(w.in_w)),
+        ps(static_cast<std::ptrdiff_t>(w.pixel_stride)),
+        x_reach(static_cast<std::ptrdiff_t>((w.kernel_w - 1) * w.dilation_w)),
+        y_reach(static_cast<std::ptrdiff_t>((w.kernel_h - 1) * w.dilation_h)),
+        line_step(static_cast<std::ptrdiff_t>(w.dilation_h) * in_w * ps),
+        tap_step(static_cast<std::ptrdiff_t>(w.dilation_w) * ps),
+        pixel_step(static_cast<std::ptrdiff_t>(w.stride_w) * ps),
+        ox_lo(std::min(w.out_w, ceil_div(w.pad_left, w.stride_w))) {
+    const std::ptrdiff_t last_x = in_w - 1 - x_reach + static_cast<std::ptrdiff_t>(w.pad_left);
+    ox_hi = last_x < 0 ? 0 : std::min(w.out_w, static_cast<std::size_t>(last_x) / w.stride_w + 1);
+  }
+  /// Every filter row of a window whose tap (0, 0) is on input row iy0 is inside the image.
+  bool rows_inside(std::ptrdiff_t iy0) const { return iy0 >= 0 && iy0 + y_reach < in_h; }
 };
 
 /// Copies rows [i0, i0 + rows) of an indirect A with segments of kSeg bytes (kSeg > 0) or of
@@ -314,49 +349,37 @@ void gather_rows_seg(const AOperand<AType>& src, std::size_t i0, std::size_t row
   const std::size_t seg = kSeg != 0 ? kSeg : src.seg, k = seg * src.taps, span = w.kernel_w * seg;
   const bool row_spans = w.dilation_w == 1 && w.pixel_stride == seg;
   const unsigned char pad = static_cast<unsigned char>(src.pad);
-  const auto in_h = static_cast<std::ptrdiff_t>(w.in_h), in_w = static_cast<std::ptrdiff_t>(w.in_w);
-  const auto ps = static_cast<std::ptrdiff_t>(w.pixel_stride);
-  const auto x_reach = static_cast<std::ptrdiff_t>((w.kernel_w - 1) * w.dilation_w);
+  const WindowSteps g(w);
+  const std::ptrdiff_t in_h = g.in_h, in_w = g.in_w, ps = g.ps;
   // The zeros past K go first, as one 4-byte store that the row's values then partly overwrite
   // (rows padded to whole K groups have at most 3); a byte loop becomes a memset call per row.
   const bool short_tail = ldd - k <= 4 && ldd >= 4;
-  const auto y_reach = static_cast<std::ptrdiff_t>((w.kernel_h - 1) * w.dilation_h);
-  const std::ptrdiff_t line_step = static_cast<std::ptrdiff_t>(w.dilation_h) * in_w * ps;
-  const std::ptrdiff_t pixel_step = static_cast<std::ptrdiff_t>(w.stride_w) * ps;
-  // Output columns [ox_lo, ox_hi) have their whole filter row inside the image:
-  // 0 <= ox * stride_w - pad_left and ox * stride_w - pad_left + x_reach < in_w.
-  const std::ptrdiff_t last_x = in_w - 1 - x_reach + static_cast<std::ptrdiff_t>(w.pad_left);
-  const std::size_t ox_lo = std::min(w.out_w, ceil_div(w.pad_left, w.stride_w));
-  const std::size_t ox_hi =
-      last_x < 0 ? 0 : std::min(w.out_w, static_cast<std::size_t>(last_x) / w.stride_w + 1);
   std::size_t image = i0 / rows_per_image;
   WindowCursor at(w, i0 % rows_per_image);
   for (std::size_t row = 0; row < rows;) {
     const auto* base = reinterpret_cast<const unsigned char*>(a + image * image_stride);
     auto* out = reinterpret_cast<unsigned char*>(dst + row * ldd);
     const std::ptrdiff_t iy0 = at.iy0(), ix0 = at.ix0();
-    if (row_spans && iy0 >= 0 && iy0 + y_reach < in_h && at.ox >= ox_lo && at.ox < ox_hi) {
+    if (row_spans && g.rows_inside(iy0) && at.ox >= g.ox_lo && at.ox < g.ox_hi) {
       // The pixels from here to ox_hi (or the last row) have their windows wholly inside.
       SpanRun run;
       run.out = out;
       run.p = base + (iy0 * in_w + ix0) * ps;
-      run.rows = std::min(rows - row, ox_hi - at.ox);
+      run.rows = std::min(rows - row, g.ox_hi - at.ox);
       run.ldd = ldd;
       run.k = k;
       run.span = span;
       run.kernel_h = w.kernel_h;
-      run.line_step = line_step;
-      run.pixel_step = pixel_step;
+      run.line_step = g.line_step;
+      run.pixel_step = g.pixel_step;
       run.short_tail = short_tail;
       kSpanRuns[span <= kConstantSpans ? span : 0](run);
-      const std::size_t n = run.rows;
-      row += n;
-      at.ox += n - 1;
-      if (at.next(rows_per_image)) ++image;
+      row += run.rows;
+      if (at.skip(run.rows, rows_per_image)) ++image;
       continue;
     }
     if (short_tail) std::memset(out + ldd - 4, 0, 4);
-    const bool x_inside = ix0 >= 0 && ix0 + x_reach < in_w;
+    const bool x_inside = ix0 >= 0 && ix0 + g.x_reach < in_w;
     for (std::size_t ky = 0; ky < w.kernel_h; ++ky) {
       const std::ptrdiff_t iy = iy0 + static_cast<std::ptrdiff_t>(ky * w.dilation_h);
       if (iy < 0 || iy >= in_h) {
@@ -414,43 +437,30 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
   s.segment_table.resize(groups * taps * MR);
   const ImplicitWindow w = *src.window;  // (local: the table's pointer stores may alias)
   const std::uint8_t* const pad = s.pad_segment.data();
-  const auto in_h = static_cast<std::ptrdiff_t>(w.in_h), in_w = static_cast<std::ptrdiff_t>(w.in_w);
-  const auto ps = static_cast<std::ptrdiff_t>(w.pixel_stride);
+  const WindowSteps g(w);
+  const std::ptrdiff_t in_h = g.in_h, in_w = g.in_w, ps = g.ps;
   const std::size_t kernel_h = w.kernel_h, kernel_w = w.kernel_w;
-  const auto y_reach = static_cast<std::ptrdiff_t>((kernel_h - 1) * w.dilation_h);
-  const auto x_reach = static_cast<std::ptrdiff_t>((kernel_w - 1) * w.dilation_w);
-  const std::ptrdiff_t line_step = static_cast<std::ptrdiff_t>(w.dilation_h) * in_w * ps;
-  const std::ptrdiff_t tap_step = static_cast<std::ptrdiff_t>(w.dilation_w) * ps;
-  const std::ptrdiff_t pixel_step = static_cast<std::ptrdiff_t>(w.stride_w) * ps;
-  // Output columns [ox_lo, ox_hi) have their whole filter row inside the image (as in
-  // gather_rows_seg).
-  const std::ptrdiff_t last_x = in_w - 1 - x_reach + static_cast<std::ptrdiff_t>(w.pad_left);
-  const std::size_t ox_lo = std::min(w.out_w, ceil_div(w.pad_left, w.stride_w));
-  const std::size_t ox_hi =
-      last_x < 0 ? 0 : std::min(w.out_w, static_cast<std::size_t>(last_x) / w.stride_w + 1);
   std::size_t image = i0 / src.rows_per_image;
   WindowCursor at(w, i0 % src.rows_per_image);
   for (std::size_t rg = 0; rg < groups; ++rg) {
     const std::uint8_t** table = s.segment_table.data() + rg * taps * MR;
     const std::ptrdiff_t iy0 = at.iy0();
-    if ((rg + 1) * MR <= rows && iy0 >= 0 && iy0 + y_reach < in_h && at.ox >= ox_lo &&
-        at.ox + MR <= ox_hi) {
+    if ((rg + 1) * MR <= rows && g.rows_inside(iy0) && at.ox >= g.ox_lo && at.ox + MR <= g.ox_hi) {
       // MR pixels of one output row, every window inside (most groups): tap t of row r is tap t
       // of row 0 plus r pixel steps, MR pointers in a row of the table (a loop that vectorises;
       // pixel by pixel this table was ~5 % of a 56x56x64 3x3 convolution).
       const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
       std::ptrdiff_t line = (iy0 * in_w + at.ix0()) * ps;
       const std::uint8_t** entry = table;
-      for (std::size_t ky = 0; ky < kernel_h; ++ky, line += line_step) {
+      for (std::size_t ky = 0; ky < kernel_h; ++ky, line += g.line_step) {
         for (std::size_t kx = 0; kx < kernel_w; ++kx, entry += MR) {
-          const std::uint8_t* first = base + line + static_cast<std::ptrdiff_t>(kx) * tap_step;
+          const std::uint8_t* first = base + line + static_cast<std::ptrdiff_t>(kx) * g.tap_step;
           for (std::size_t r = 0; r < MR; ++r) {
-            entry[r] = first + static_cast<std::ptrdiff_t>(r) * pixel_step;
+            entry[r] = first + static_cast<std::ptrdiff_t>(r) * g.pixel_step;
           }
         }
       }
-      at.ox += MR - 1;
-      if (at.next(src.rows_per_image)) ++image;
+      if (at.skip(MR, src.rows_per_image)) ++image;
       continue;
     }
     for (std::size_t r = 0; r < MR; ++r) {
@@ -460,23 +470,14 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
       }
       const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
       const std::ptrdiff_t iy0 = at.iy0(), ix0 = at.ix0();
+      // (Groups at the image's borders, across output rows or past the last row.)
       const std::uint8_t** entry = table + r;
-      if (iy0 >= 0 && iy0 + y_reach < in_h && ix0 >= 0 && ix0 + x_reach < in_w) {
-        // The whole window inside (most pixels): taps tap_step apart, filter rows line_step.
-        std::ptrdiff_t line = (iy0 * in_w + ix0) * ps;
-        for (std::size_t ky = 0; ky < kernel_h; ++ky, line += line_step) {
-          for (std::size_t kx = 0; kx < kernel_w; ++kx, entry += MR) {
-            *entry = base + line + static_cast<std::ptrdiff_t>(kx) * tap_step;
-          }
-        }
-      } else {
-        for (std::size_t ky = 0; ky < kernel_h; ++ky) {
-          const std::ptrdiff_t iy = iy0 + static_cast<std::ptrdiff_t>(ky * w.dilation_h);
-          const bool row_inside = iy >= 0 && iy < in_h;
-          for (std::size_t kx = 0; kx < kernel_w; ++kx, entry += MR) {
-            const std::ptrdiff_t ix = ix0 + static_cast<std::ptrdiff_t>(kx * w.dilation_w);
-            *entry = row_inside && ix >= 0 && ix < in_w ? base + (iy * in_w + ix) * ps : pad;
-          }
+      for (std::size_t ky = 0; ky < kernel_h; ++ky) {
+        const std::ptrdiff_t iy = iy0 + static_cast<std::ptrdiff_t>(ky * w.dilation_h);
+        const bool row_inside = iy >= 0 && iy < in_h;
+        for (std::size_t kx = 0; kx < kernel_w; ++kx, entry += MR) {
+          const std::ptrdiff_t ix = ix0 + static_cast<std::ptrdiff_t>(kx * w.dilation_w);
+          *entry = row_inside && ix >= 0 && ix < in_w ? base + (iy * in_w + ix) * ps : pad;
         }
       }
       if (at.next(src.rows_per_image)) ++image;
