@@ -125,7 +125,10 @@ inline Blocking blocking_for(const PackedGemmData& d, std::size_t m) {
   if (d.narrow.fn != nullptr && m <= kNarrowMaxRows) {
     // At least one row group, also for m = 0 (gemm_tile_count(w, 0) must not divide by zero).
     const std::size_t groups = m == 0 ? 1 : (m + d.narrow.mr - 1) / d.narrow.mr;
-    return Blocking{&d.narrow, groups * d.narrow.mr, d.narrow_nc, d.narrow_kc};
+    // One row shares no B slice across rows, so narrow_kc's L1-sized blocks only add accumulator
+    // round trips and calls: one row takes the main kernel's K blocks (see narrow_kc).
+    const std::size_t kc = m <= 1 ? d.kc : d.narrow_kc;
+    return Blocking{&d.narrow, groups * d.narrow.mr, d.narrow_nc, kc};
   }
   return Blocking{&d.kernel, d.mc, d.nc, d.kc};
 }

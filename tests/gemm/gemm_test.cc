@@ -194,6 +194,8 @@ const Shape kEdgeShapes[] = {
     {6, 17, 512}, {2, 20, 513}, {33, 5, 1023}, {1, 100, 2},  {97, 7, 9},    {12, 257, 5},
     {100, 260, 31}, {5, 18, 2047}, {6, 17, 2048}, {2, 20, 2049}, {3, 33, 4095}, {4, 19, 4096},
     {9, 16, 4097},
+    // One row (the few-row kernel with the main K blocks): one block, two blocks, past a strip.
+    {1, 129, 1025}, {1, 70, 4097},
 };
 
 template <class AType, class OutType>
