@@ -27,6 +27,7 @@ struct OnednnConv::State {
   dnnl::stream stream{engine};
   dnnl::convolution_forward primitive;
   std::string implementation;
+  float weights_scale_adjust = 1.0f;
   memory src, dst, packed_weights, bias, scratchpad, src_zp, dst_zp;
   AlignedBuffer<std::uint8_t> packed_weight_storage, scratchpad_storage;
   AlignedBuffer<float> bias_storage;
@@ -129,6 +130,11 @@ std::unique_ptr<OnednnConv> OnednnConv::create(const ConvShape& shape, const std
                                               any_wei_md, dst_md, strides, dilates, pad_l, pad_r);
     const dnnl::convolution_forward::primitive_desc pd(desc, attr, state->engine);
     state->implementation = pd.impl_info_str();
+    {
+      const dnnl_memory_extra_desc_t& extra = pd.weights_desc().data.extra;
+      if (extra.flags & dnnl_memory_extra_flag_scale_adjust)
+        state->weights_scale_adjust = extra.scale_adjust;
+    }
     state->primitive = dnnl::convolution_forward(pd);
 
     const std::size_t filter_bytes = user_wei_md.get_size();
@@ -191,5 +197,7 @@ void OnednnConv::run(const void* input, void* out) {
 }
 
 const std::string& OnednnConv::implementation() const { return state_->implementation; }
+
+float OnednnConv::weights_scale_adjust() const { return state_->weights_scale_adjust; }
 
 }  // namespace qparity_peers

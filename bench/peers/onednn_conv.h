@@ -59,6 +59,15 @@ class OnednnConv {
   /// oneDNN's name for the implementation it chose, e.g. "jit_int8:avx512_core_vnni".
   const std::string& implementation() const;
 
+  /// The factor oneDNN's kernel multiplied the filter by when it reordered it (1 unless the
+  /// weights memory descriptor carries a scale adjustment). oneDNN 2.x's int8 convolutions on CPUs
+  /// without VNNI (e.g. `jit_uni_int8:avx2`) take s8 activations as u8 (+128) into VPMADDUBSW,
+  /// whose int16 pair sums 255 * 127 * 2 would saturate; so they store the filter as
+  /// round-half-even(w * 0.5) (saturated to int8), multiply the output scale by 2 and the 2.x
+  /// bias by 0.5 (oneDNN's doc/advanced/int8_computations.md). The result is a different
+  /// arithmetic from the same primitive on VNNI: this says which one ran.
+  float weights_scale_adjust() const;
+
  private:
   struct State;
   explicit OnednnConv(std::unique_ptr<State> state);
