@@ -200,4 +200,13 @@ const std::string& OnednnConv::implementation() const { return state_->implement
 
 float OnednnConv::weights_scale_adjust() const { return state_->weights_scale_adjust; }
 
+bool onednn_has_int8_vnni() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  // The ISA values are nested bit sets; every VNNI level has one of these two bits.
+  constexpr unsigned kVnniBits = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_vnni ^
+                                                       dnnl_cpu_isa_avx512_core) |
+                                 static_cast<unsigned>(dnnl_cpu_isa_avx2_vnni ^ dnnl_cpu_isa_avx2);
+  return (isa & kVnniBits) != 0;
+}
+
 }  // namespace qparity_peers

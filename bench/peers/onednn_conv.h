@@ -42,6 +42,11 @@ struct OnednnConvQuantization {
   OnednnActivation activation = OnednnActivation::kNone;  ///< kTwoStepScales only
 };
 
+/// True when the CPU ISA oneDNN uses (dnnl::get_effective_cpu_isa, which ONEDNN_MAX_CPU_ISA caps)
+/// has VNNI (AVX-512 VNNI and above, or AVX-VNNI). Without it oneDNN's int8 convolutions compute
+/// differently (weights_scale_adjust below; u8 * s8 pair sums saturating in int16).
+bool onednn_has_int8_vnni();
+
 class OnednnConv {
  public:
   /// Prepares the convolution. `filter` is only read during this call. Returns null and sets

@@ -181,13 +181,6 @@ std::vector<qparity::RequantParams> qparity_params(const OnednnConvCase<AType>& 
   return params;
 }
 
-/// True when oneDNN picked a kernel for a CPU without VNNI (e.g. "jit_uni_int8:avx2"): its int8
-/// arithmetic differs there (OnednnConv::weights_scale_adjust, and saturating u8 pairs).
-bool onednn_pre_vnni(const std::string& implementation) {
-  return implementation.find("vnni") == std::string::npos &&
-         implementation.find("amx") == std::string::npos;
-}
-
 /// Runs oneDNN on the case and compares with qparity under `preset_name`. Sets *unavailable when
 /// oneDNN cannot run here (the tests fail then), and *skipped, with the reason, for the one
 /// configuration where oneDNN is known to disagree with itself (the comparison is empty then).
@@ -203,7 +196,7 @@ OracleComparison run_case(const ConvOracleCase& c, OnednnScaleModel model, bool 
     ADD_FAILURE() << error;
     return {};
   }
-  const bool pre_vnni = onednn_pre_vnni(peer->implementation());
+  const bool pre_vnni = !qparity_peers::onednn_has_int8_vnni();
   if (pre_vnni && x.shape.depthwise && x.shape.multiplier == 1 && x.shape.in_channels < 8) {
     // Seen with oneDNN 2.6 on AVX2 (Zen 1), s8 and u8: 3, 4, 5 and 7 channels (one padded
     // 8-channel block) differ by 1-2 LSB even at ties in the two-step model, and the 2.x model's
