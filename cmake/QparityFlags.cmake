@@ -17,30 +17,3 @@ function(qparity_target_flags target)
     endif()
   endif()
 endfunction()
-
-# The compiler flags of each ISA path. Names match qparity::Isa (include/qparity/isa.h).
-set(QPARITY_ISA_FLAGS_scalar "")
-set(QPARITY_ISA_FLAGS_sse41 "-msse4.1")
-set(QPARITY_ISA_FLAGS_avx2 "-mavx2;-mbmi2")
-set(QPARITY_ISA_FLAGS_avx512 "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mbmi2")
-set(QPARITY_ISA_FLAGS_avxvnni "-mavx2;-mbmi2;-mavxvnni")
-set(QPARITY_ISA_FLAGS_avx512vnni "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx512vnni;-mavx2;-mbmi2")
-set(QPARITY_ISA_FLAGS_amx "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx512vnni;-mavx2;-mbmi2;-mamx-tile;-mamx-int8")
-
-# qparity_isa_sources(<target> <isa> <sources...>): adds sources to target, compiled with the ISA's
-# flags. Each ISA has its own translation units so that no ISA-specific code leaks into code that
-# runs on every CPU (the dispatcher is compiled for the baseline).
-# Source file properties are scoped to a directory: TARGET_DIRECTORY makes them visible to the
-# target even when this is called from a subdirectory (e.g. rounding/) of the target's directory.
-function(qparity_isa_sources target isa)
-  set(_abs "")
-  foreach(_src IN LISTS ARGN)
-    get_filename_component(_src "${_src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    list(APPEND _abs "${_src}")
-  endforeach()
-  target_sources(${target} PRIVATE ${_abs})
-  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    set_source_files_properties(${_abs} TARGET_DIRECTORY ${target}
-                                PROPERTIES COMPILE_OPTIONS "${QPARITY_ISA_FLAGS_${isa}}")
-  endif()
-endfunction()

@@ -1,13 +1,8 @@
-// The AVX2 requantization path (flags: cmake/QparityFlags.cmake, QPARITY_ISA_FLAGS_avx2).
+// The AVX2 requantization path (its flags: include/qparity/isa_list.h).
 // The code is rounding/requantize_x86.h, compiled here in namespace qparity::internal::avx2.
 #define QPARITY_ISA_NS avx2
-#define QPARITY_ISA_LEVEL 2
 #include "rounding/requantize_x86.h"
 
-namespace qparity {
-namespace internal {
-
-RequantizeKernels requantize_kernels_avx2() { return avx2::make_kernels(); }
-
-}  // namespace internal
-}  // namespace qparity
+QPARITY_DEFINE_KERNELS(qparity::internal::RequantizeFamily) {
+  return qparity::internal::avx2::requantize_kernel_table();
+}

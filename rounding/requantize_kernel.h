@@ -1,10 +1,12 @@
 // INTERNAL: the interface between the dispatcher (kernels/dispatch/requantize.cc) and the per-ISA
-// requantization translation units (rounding/requantize_<isa>.cc). Not installed.
+// requantization translation units (rounding/requantize_<isa>.cc), a kernel family of the
+// registry. Not installed.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 
+#include "kernels/registry/kernel_registry.h"
 #include "qparity/requantize.h"
 
 namespace qparity {
@@ -34,7 +36,8 @@ inline RequantizeKernel<std::int16_t> RequantizeKernels::get<std::int16_t>() con
 template <>
 inline RequantizeKernel<std::int32_t> RequantizeKernels::get<std::int32_t>() const { return to_int32; }
 
-/// The kernels that requantize for `isa` (requantize_kernel_isa(isa)'s set), built on first use.
+/// The kernels that requantize for `isa` (requantize_kernel_isa(isa)'s set, the registry's
+/// serving ISA), built on first use.
 /// `isa` must be supported: each set's getter may use its ISA's instructions.
 /// Defined in kernels/dispatch/requantize.cc; the GEMM epilogue uses it too.
 const RequantizeKernels& requantize_kernels(Isa isa);
@@ -46,11 +49,13 @@ bool clamps_to_whole_range(const OutputParams& o) {
   return o.qmin == std::numeric_limits<Out>::min() && o.qmax == std::numeric_limits<Out>::max();
 }
 
-// One per compiled ISA; each is defined in its own translation unit built with that ISA's flags.
-RequantizeKernels requantize_kernels_scalar();
-RequantizeKernels requantize_kernels_sse41();
-RequantizeKernels requantize_kernels_avx2();
-RequantizeKernels requantize_kernels_avx512();
+/// The requantization kernel family (kernels/registry/kernel_registry.h): one file per ISA,
+/// rounding/requantize_<isa>.cc, each built with that ISA's flags.
+struct RequantizeFamily {
+  using Kernels = RequantizeKernels;
+  static constexpr const char* kName = "requantize";
+  static constexpr IsaMask kIsas = QPARITY_KERNEL_ISAS_RequantizeFamily;
+};
 
 }  // namespace internal
 }  // namespace qparity

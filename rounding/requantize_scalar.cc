@@ -30,14 +30,11 @@ void kernel(const RequantizeArgs& a, Out* dst) {
 
 }  // namespace
 
-RequantizeKernels requantize_kernels_scalar() {
-  RequantizeKernels k;
-  k.to_int8 = &kernel<std::int8_t>;
-  k.to_uint8 = &kernel<std::uint8_t>;
-  k.to_int16 = &kernel<std::int16_t>;
-  k.to_int32 = &kernel<std::int32_t>;
-  return k;
-}
-
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::RequantizeFamily) {
+  using qparity::internal::kernel;
+  return qparity::internal::RequantizeKernels{&kernel<std::int8_t>, &kernel<std::uint8_t>,
+                                              &kernel<std::int16_t>, &kernel<std::int32_t>};
+}

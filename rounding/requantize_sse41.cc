@@ -1,13 +1,8 @@
-// The SSE4.1 requantization path (flags: cmake/QparityFlags.cmake, QPARITY_ISA_FLAGS_sse41).
+// The SSE4.1 requantization path (its flags: include/qparity/isa_list.h).
 // The code is rounding/requantize_x86.h, compiled here in namespace qparity::internal::sse41.
 #define QPARITY_ISA_NS sse41
-#define QPARITY_ISA_LEVEL 1
 #include "rounding/requantize_x86.h"
 
-namespace qparity {
-namespace internal {
-
-RequantizeKernels requantize_kernels_sse41() { return sse41::make_kernels(); }
-
-}  // namespace internal
-}  // namespace qparity
+QPARITY_DEFINE_KERNELS(qparity::internal::RequantizeFamily) {
+  return qparity::internal::sse41::requantize_kernel_table();
+}

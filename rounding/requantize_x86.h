@@ -5,32 +5,11 @@
 // the same reason this file calls no inline function of the public headers (they are compiled for
 // the baseline in the dispatcher); it uses their types only.
 //
-// ---- How each rounding core is computed -------------------------------------------------------
-// Every integer core is one exact rounding division of a 64-bit product (policy_*.h give the
-// normative definitions; the identities below are what this code relies on):
-//
-//   x' = acc * 2^L  (int32, wrapping)          p = x' * M  (exact, |p| < 2^62)
-//   y  = low 32 bits of floor((p + bias) / 2^s)
-//
-//   core        L            s            bias                                  form
-//   SR-UP       0            31 - shift   2^(s-1)                               const
-//   FLOOR       0            31 - shift   0                                     const
-//   SR-AZ       0            31 - shift   2^(s-1) - [p < 0]                     signed
-//   TRUNC       0            31 - shift   [p < 0] * (2^s - 1)                   signed
-//   SR-EVEN     0            31 - shift   2^(s-1) - 1 + bit_s(p)                even
-//   Q15         0            15 - shift   2^(s-1)              (M = m15)        const
-//   SR-UP-NEON  shift - r    31 - r       2^(s-1)     r = min(-1, shift)        const
-//   DR-UP       max(shift,0) 31 + R       2^30 + [R>0] 2^(30+R)   R = max(-shift, 0)   const
-//   DR-AZ       max(shift,0) 31 + R       u = p + 2^30; bias' = [R>0](2^(30+R) - [u<0] 2^31)
-//                                                                                signed-offset
-// SR-UP-NEON: SQDMULH then SRSHL by k = -r >= 1 is floor((floor(x'M / 2^31) + 2^(k-1)) / 2^k)
-//   = floor((x'M + 2^(30+k)) / 2^(31+k)) (nested floors, semantics.md §2.3).
-// DR-*: t = SRDHM(x', M) = floor(u / 2^31) (M >= 0, so the INT32_MIN^2 saturation cannot occur);
-//   DR-UP's floor((t + 2^(R-1)) / 2^R) and DR-AZ's HAZ(t / 2^R) = floor((t + 2^(R-1) - [t<0]) / 2^R)
-//   fold into one shift by the same nested-floor identity, and t < 0 exactly when u < 0.
-// Q15 on an int32 accumulator: |acc * m15| < 2^46 and s in [2, 62].
-// All sums stay inside (-2^63, 2^63). Results that do not fit int32 (SR with shift > 0) wrap, as
-// the policies specify, because only the low 32 bits are kept.
+// The integer cores' plans (the bias, shift and form of each core) are portable and live in
+// rounding/requant_plan.h; the loops over rows, channels and output types are portable too
+// (rounding/requantize_loops.h, included at the end). This file is the x86 register code between
+// them: the per-vector integer and float cores, the per-channel operand blocks and the output
+// stage, written once against rounding/simd_x86.h's `Ops`.
 //
 // The 64-bit arithmetic shift: AVX-512 has vpsravq. On SSE4.1/AVX2, when every lane has s >= 32
 // (any negative shift, the common case) the result is the high 32 bits of p + bias shifted
@@ -59,6 +38,7 @@
 
 #include "qparity/requantize.h"
 #include "rounding/requantize_kernel.h"
+#include "rounding/requant_plan.h"
 #include "rounding/simd_x86.h"
 #include "rounding/xsimd_compat.h"
 
@@ -71,17 +51,6 @@ constexpr std::size_t kW = Ops::kLanes;
 /// Channels per structure-of-arrays block (per-channel path); a multiple of 4 vectors.
 constexpr std::size_t kBlock = 256;
 static_assert(kBlock % (4 * kW) == 0, "kBlock must be a multiple of the unrolled width");
-
-enum class IntForm : std::uint8_t { kConst, kSigned, kSignedOffset, kEven };
-
-/// The integer cores in the form of the table above, for one channel.
-struct IntPlan {
-  std::int64_t c;  ///< bias
-  std::int64_t n;  ///< signed forms: added when the product is negative; even form: 2^s
-  std::int64_t s;  ///< right shift, in [1, 62]
-  std::int32_t m;  ///< multiplier
-  std::int32_t l;  ///< pre-shift L as a count, or 2^L when Ops::kPreShiftByMultiply
-};
 
 /// How the 64-bit arithmetic shift is done (see the note at the top):
 ///   AVX-512: vpsravq directly.
@@ -97,81 +66,13 @@ inline std::int32_t flip_correction(std::int64_t s) {  // low 32 bits of 2^(63 -
   return s >= 32 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(std::uint64_t{1} << (63 - s))) : 0;
 }
 
-inline IntForm int_form(RoundingCore core) {
-  switch (core) {
-    case RoundingCore::kDoubleRoundingAwayFromZero: return IntForm::kSignedOffset;
-    case RoundingCore::kSingleRoundingAwayFromZero:
-    case RoundingCore::kTruncate: return IntForm::kSigned;
-    case RoundingCore::kSingleRoundingToEven: return IntForm::kEven;
-    default: return IntForm::kConst;
-  }
-}
-
-/// Offset added before the sign test of the signed-offset form (DR-AZ's first rounding term).
-constexpr std::int64_t kDrOffset = std::int64_t{1} << 30;
-
-/// The plan of one channel for a core known at compile time (branch-free apart from the core).
+/// The plan of one channel for a core known at compile time, with the pre-shift in the form the
+/// registers take (a count, or 2^L where Ops multiplies instead of shifting).
 template <RoundingCore kCore>
 QPARITY_SIMD_INLINE IntPlan plan_int_for(const RequantParams& p) {
-  using C = RoundingCore;
-  const int shift = p.shift;
-  const int big_r = shift < 0 ? -shift : 0;  // DR-*: second-stage right shift R
-  int left = 0;
-  int s = 31 - shift;
-  std::int64_t c = 0, n = 0;
-  if (kCore == C::kDoubleRoundingAwayFromZero) {
-    left = shift > 0 ? shift : 0;
-    s = 31 + big_r;
-    c = big_r > 0 ? std::int64_t{1} << (30 + big_r) : 0;
-    n = big_r > 0 ? -(std::int64_t{1} << 31) : 0;
-  } else if (kCore == C::kDoubleRoundingUpward) {
-    left = shift > 0 ? shift : 0;
-    s = 31 + big_r;
-    c = kDrOffset + (big_r > 0 ? std::int64_t{1} << (30 + big_r) : 0);
-  } else if (kCore == C::kSingleRoundingUpwardNeon) {
-    const int right = shift < -1 ? shift : -1;
-    left = shift - right;
-    s = 31 - right;
-    c = std::int64_t{1} << (s - 1);
-  } else if (kCore == C::kSingleRoundingUpward) {
-    c = std::int64_t{1} << (s - 1);
-  } else if (kCore == C::kSingleRoundingAwayFromZero) {
-    c = std::int64_t{1} << (s - 1);
-    n = -1;
-  } else if (kCore == C::kSingleRoundingToEven) {
-    c = std::int64_t{1} << (s - 1);
-    n = std::int64_t{1} << s;
-  } else if (kCore == C::kTruncate) {
-    n = (std::int64_t{1} << s) - 1;
-  } else if (kCore == C::kQ15) {
-    s = 15 - shift;
-    c = std::int64_t{1} << (s - 1);
-  }  // kFloor: no bias
-  IntPlan q;
-  q.m = p.multiplier;
-  q.s = s;
-  q.n = n;
-  q.c = c;
-  q.l = Ops::kPreShiftByMultiply ? static_cast<std::int32_t>(std::uint32_t{1} << left) : left;
+  IntPlan q = IntCorePlan<kCore>::plan(p);
+  if (Ops::kPreShiftByMultiply) q.l = static_cast<std::int32_t>(std::uint32_t{1} << q.l);
   return q;
-}
-
-/// Calls f(std::integral_constant<RoundingCore, core>) for an integer core.
-template <class F>
-inline void with_int_core(RoundingCore core, const F& f) {
-  using C = RoundingCore;
-  switch (core) {
-    case C::kDoubleRoundingAwayFromZero: f(std::integral_constant<C, C::kDoubleRoundingAwayFromZero>{}); break;
-    case C::kDoubleRoundingUpward: f(std::integral_constant<C, C::kDoubleRoundingUpward>{}); break;
-    case C::kSingleRoundingUpward: f(std::integral_constant<C, C::kSingleRoundingUpward>{}); break;
-    case C::kSingleRoundingUpwardNeon: f(std::integral_constant<C, C::kSingleRoundingUpwardNeon>{}); break;
-    case C::kSingleRoundingAwayFromZero: f(std::integral_constant<C, C::kSingleRoundingAwayFromZero>{}); break;
-    case C::kSingleRoundingToEven: f(std::integral_constant<C, C::kSingleRoundingToEven>{}); break;
-    case C::kTruncate: f(std::integral_constant<C, C::kTruncate>{}); break;
-    case C::kFloor: f(std::integral_constant<C, C::kFloor>{}); break;
-    case C::kQ15: f(std::integral_constant<C, C::kQ15>{}); break;
-    default: break;  // float cores are not planned here
-  }
 }
 
 inline IntPlan plan_int(RoundingCore core, const RequantParams& p) {
@@ -397,170 +298,8 @@ QPARITY_SIMD_INLINE I finish(I y, const OutRegs& o) { return Ops::add32(Ops::min
 struct RawOutput {};
 QPARITY_SIMD_INLINE I finish(I y, const RawOutput&) { return y; }
 
-/// dst[i] = out(core(acc[i], i)) for i in [0, n). `core(x, i)` gets the vector starting at i (a
-/// multiple of kW). The tail runs the same vector code on a partial vector (masked or buffered).
-template <class Out, class Core, class Stage>
-inline void run_span(const std::int32_t* acc, Out* dst, std::size_t n, const Core& core,
-                     const Stage& o) {
-  std::size_t i = 0;
-  for (; i + 4 * kW <= n; i += 4 * kW) {
-    const I a = finish(core(Ops::load(acc + i), i), o);
-    const I b = finish(core(Ops::load(acc + i + kW), i + kW), o);
-    const I c = finish(core(Ops::load(acc + i + 2 * kW), i + 2 * kW), o);
-    const I d = finish(core(Ops::load(acc + i + 3 * kW), i + 3 * kW), o);
-    Ops::store_out4(dst + i, a, b, c, d);
-  }
-  for (; i + kW <= n; i += kW) Ops::store_out(dst + i, finish(core(Ops::load(acc + i), i), o));
-  if (i < n) {
-    Ops::store_out_partial(dst + i, finish(core(Ops::load_partial(acc + i, n - i), i), o), n - i);
-  }
-}
-
-/// Per-tensor: one span when both arrays are dense, else one span per row.
-template <class Out, class Core, class Stage>
-inline void run_tensor(const RequantizeArgs& a, Out* dst, const Core& core, const Stage& o) {
-  if (a.acc_row_stride == a.channels && a.dst_row_stride == a.channels) {
-    run_span(a.acc, dst, a.rows * a.channels, core, o);
-    return;
-  }
-  for (std::size_t r = 0; r < a.rows; ++r) {
-    run_span(a.acc + r * a.acc_row_stride, dst + r * a.dst_row_stride, a.channels, core, o);
-  }
-}
-
-/// Per-channel: for each block of channels, fill the SoA once, then run every row over it.
-template <class Out, class Soa, class Fill, class Run>
-inline void run_channel_blocks(const RequantizeArgs& a, Out* dst, Soa& soa, const Fill& fill,
-                               const Run& run_block) {
-  for (std::size_t c0 = 0; c0 < a.channels; c0 += kBlock) {
-    const std::size_t nb = a.channels - c0 < kBlock ? a.channels - c0 : kBlock;
-    const auto flag = fill(soa, a.params + c0, nb);
-    for (std::size_t r = 0; r < a.rows; ++r) {
-      run_block(a.acc + r * a.acc_row_stride + c0, dst + r * a.dst_row_stride + c0, nb, flag);
-    }
-  }
-}
-
-/// Calls f(form, pre, high) with compile-time values (std::integral_constant) of the three.
-/// kAllowHigh: whether the caller can use the high-half mode at all (no code is generated for it
-/// otherwise: never on AVX-512, and not per-channel on SSE4.1).
-template <bool kAllowHigh, class F>
-inline void with_int_variant(IntForm form, bool pre, bool high, const F& f) {
-  using C = IntForm;
-  auto go = [&](auto form_c) {
-    auto go2 = [&](auto pre_c) {
-      if (kAllowHigh && high) {
-        f(form_c, pre_c, std::integral_constant<bool, kAllowHigh>{});
-      } else {
-        f(form_c, pre_c, std::false_type{});
-      }
-    };
-    if (pre) {
-      go2(std::true_type{});
-    } else {
-      go2(std::false_type{});
-    }
-  };
-  switch (form) {
-    case C::kConst: go(std::integral_constant<C, C::kConst>{}); break;
-    case C::kSigned: go(std::integral_constant<C, C::kSigned>{}); break;
-    case C::kSignedOffset: go(std::integral_constant<C, C::kSignedOffset>{}); break;
-    case C::kEven: go(std::integral_constant<C, C::kEven>{}); break;
-  }
-}
-
-template <class Out, class Stage>
-void run_int(const RequantizeArgs& a, Out* dst, const Stage& o) {
-  IntForm form = int_form(a.core);
-  if (!a.per_channel) {
-    IntPlan q = plan_int(a.core, a.params[0]);
-    if (form == IntForm::kSignedOffset && q.n == 0) {  // DR-AZ with shift >= 0: no sign term
-      form = IntForm::kConst;
-      q.c += kDrOffset;
-    }
-    const bool pre = q.l != (Ops::kPreShiftByMultiply ? 1 : 0);
-    const bool high = q.s >= 32;
-    const IntRegs regs = broadcast(q, high);
-    with_int_variant<true>(form, pre, high, [&](auto form_c, auto pre_c, auto high_c) {
-      constexpr IntForm kForm = decltype(form_c)::value;
-      constexpr bool kPre = decltype(pre_c)::value;
-      constexpr bool kHigh = decltype(high_c)::value;
-      run_tensor(a, dst,
-                 [&regs](I x, std::size_t) { return int_core<kForm, kPre, kHigh, true>(x, regs); }, o);
-    });
-    return;
-  }
-  IntSoA soa;
-  run_channel_blocks(
-      a, dst, soa,
-      [&](IntSoA& s, const RequantParams* params, std::size_t count) {
-        return s.fill(a.core, params, count);
-      },
-      [&](const std::int32_t* acc, Out* out, std::size_t n, IntSoA::Flags flags) {
-        constexpr bool kAllowHigh = Ops::kHasVarShift32;
-        with_int_variant<kAllowHigh>(form, flags.pre, flags.high, [&](auto form_c, auto pre_c, auto high_c) {
-          constexpr IntForm kForm = decltype(form_c)::value;
-          constexpr bool kPre = decltype(pre_c)::value;
-          constexpr bool kHigh = decltype(high_c)::value;
-          run_span(acc, out, n,
-                   [&soa](I x, std::size_t i) { return int_core<kForm, kPre, kHigh, false>(x, soa.at(i)); },
-                   o);
-        });
-      });
-}
-
-template <bool kZeroPointInside, class Out, class Stage>
-void run_float(const RequantizeArgs& a, Out* dst, const Stage& o) {
-  const FloatBatch zp(static_cast<float>(a.output.zero_point));
-  if (!a.per_channel) {
-    const RequantParams& p = a.params[0];
-    const FloatRegs regs{FloatBatch(p.scale), FloatBatch(p.bias), FloatBatch(p.post_scale), zp};
-    run_tensor(a, dst, [&regs](I x, std::size_t) { return float_core<kZeroPointInside>(x, regs); },
-               o);
-    return;
-  }
-  FloatSoA soa;
-  run_channel_blocks(
-      a, dst, soa,
-      [](FloatSoA& s, const RequantParams* params, std::size_t count) {
-        s.fill(params, count);
-        return true;
-      },
-      [&](const std::int32_t* acc, Out* out, std::size_t n, bool) {
-        run_span(acc, out, n,
-                 [&](I x, std::size_t i) { return float_core<kZeroPointInside>(x, soa.at(i, zp)); },
-                 o);
-      });
-}
-
-template <class Out, class Stage>
-void run_core(const RequantizeArgs& a, Out* dst, const Stage& o) {
-  switch (a.core) {
-    case RoundingCore::kFloat32: run_float<false>(a, dst, o); break;
-    case RoundingCore::kFloat32ZeroPointInside: run_float<true>(a, dst, o); break;
-    default: run_int(a, dst, o); break;
-  }
-}
-
-/// The RequantizeKernel for output type Out.
-template <class Out>
-void kernel(const RequantizeArgs& a, Out* dst) {
-  const OutputParams& o = a.output;
-  if constexpr (std::is_same<Out, std::int32_t>::value) {
-    if (o.zero_point == 0 && o.qmin == -2147483647 - 1 && o.qmax == 2147483647) {
-      run_core(a, dst, RawOutput{});
-      return;
-    }
-  }
-  run_core(a, dst, output_regs(o, a.core == RoundingCore::kFloat32ZeroPointInside));
-}
-
-// Aggregate initialisation, so that no (baseline-shared) implicit constructor is odr-used here.
-inline RequantizeKernels make_kernels() {
-  return RequantizeKernels{&kernel<std::int8_t>, &kernel<std::uint8_t>, &kernel<std::int16_t>,
-                           &kernel<std::int32_t>};
-}
-
 }  // namespace QPARITY_ISA_NS
 }  // namespace internal
 }  // namespace qparity
+
+#include "rounding/requantize_loops.h"

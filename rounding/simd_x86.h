@@ -5,9 +5,12 @@
 // translation unit that includes it. Every definition therefore lives in the namespace
 // qparity::internal::QPARITY_ISA_NS, which each ISA translation unit names differently
 // (sse41, avx2, avx512), so no inline symbol is ever shared between code built for different ISAs.
-// Include it only from rounding/requantize_<isa>.cc, after defining
-//   QPARITY_ISA_NS     the namespace (sse41, avx2, avx512)
-//   QPARITY_ISA_LEVEL  1 (SSE4.1), 2 (AVX2), 3 (AVX-512 F+BW+DQ+VL)
+// Include it only from ISA translation units (those CMake compiles with an ISA's flags, which define
+// QPARITY_TARGET_HAS_<name> for the unit's ISA and each ancestor of include/qparity/isa_list.h),
+// after defining
+//   QPARITY_ISA_NS     the unit's namespace (sse41, avx2, avx512, gemm_epi_avx2, ...)
+// The register width follows the unit's ISA: 512 bits from avx512 on, 256 from avx2, 128 for sse41
+// (QPARITY_X86_VECTOR_BITS, derived below).
 //
 // Conventions. `I` is an integer register of kLanes int32 lanes; the same register is also read
 // as kLanes / 2 int64 lanes ("64-bit lanes"). The 64-bit steps of the cores work on the even int32
@@ -21,17 +24,27 @@
 #include <cstdint>
 #include <cstring>
 
-#if !defined(QPARITY_ISA_NS) || !defined(QPARITY_ISA_LEVEL)
-#error "define QPARITY_ISA_NS and QPARITY_ISA_LEVEL before including rounding/simd_x86.h"
+#if !defined(QPARITY_ISA_NS)
+#error "define QPARITY_ISA_NS before including rounding/simd_x86.h"
 #endif
 
-#if QPARITY_ISA_LEVEL == 1 && !defined(__SSE4_1__)
-#error "the SSE4.1 path must be compiled with -msse4.1"
-#elif QPARITY_ISA_LEVEL == 2 && !defined(__AVX2__)
-#error "the AVX2 path must be compiled with -mavx2"
-#elif QPARITY_ISA_LEVEL == 3 && \
-    !(defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__))
-#error "the AVX-512 path must be compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl"
+#if defined(QPARITY_TARGET_HAS_avx512)
+#define QPARITY_X86_VECTOR_BITS 512
+#if !(defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__))
+#error "an avx512 unit must be compiled with its flags (-mavx512f -mavx512bw -mavx512dq -mavx512vl)"
+#endif
+#elif defined(QPARITY_TARGET_HAS_avx2)
+#define QPARITY_X86_VECTOR_BITS 256
+#if !defined(__AVX2__)
+#error "an avx2 unit must be compiled with its flags (-mavx2)"
+#endif
+#elif defined(QPARITY_TARGET_HAS_sse41)
+#define QPARITY_X86_VECTOR_BITS 128
+#if !defined(__SSE4_1__)
+#error "an sse41 unit must be compiled with its flags (-msse4.1)"
+#endif
+#else
+#error "rounding/simd_x86.h needs an x86 ISA translation unit (QPARITY_TARGET_HAS_sse41 or above)"
 #endif
 
 /// Hot-path helpers are force-inlined: an out-of-line call that passes vector registers through
@@ -77,7 +90,7 @@ QPARITY_SIMD_INLINE void buffered_store_out_partial(Out* p, typename Ops::I v, s
   copy_small<Ops::kLanes * sizeof(Out)>(p, buf, n * sizeof(Out));
 }
 
-#if QPARITY_ISA_LEVEL == 1
+#if QPARITY_X86_VECTOR_BITS == 128
 // ---------------------------------------------------------------------------------------------
 // SSE4.1: 4 lanes. No 64-bit arithmetic shift and no per-lane shift counts: the cores use the
 // "bias by 2^63, shift logically, subtract 2^(63-s)" form (kHasSra64 = false) or, when every
@@ -185,7 +198,7 @@ struct Ops {
   }
 };
 
-#elif QPARITY_ISA_LEVEL == 2
+#elif QPARITY_X86_VECTOR_BITS == 256
 // ---------------------------------------------------------------------------------------------
 // AVX2: 8 lanes, per-lane shift counts (vpsrlvq, vpsllvd) but no 64-bit arithmetic shift.
 struct Ops {
@@ -276,7 +289,7 @@ struct Ops {
   }
 };
 
-#elif QPARITY_ISA_LEVEL == 3
+#elif QPARITY_X86_VECTOR_BITS == 512
 // ---------------------------------------------------------------------------------------------
 // AVX-512 (F+BW+DQ+VL): 16 lanes, 64-bit arithmetic shifts with per-lane counts (vpsravq), so the
 // cores shift the signed value directly (kHasSra64 = true); sign and bit tests go through masks.
@@ -401,7 +414,7 @@ struct Ops {
 };
 
 #else
-#error "unknown QPARITY_ISA_LEVEL"
+#error "unknown QPARITY_X86_VECTOR_BITS"
 #endif
 
 }  // namespace QPARITY_ISA_NS

@@ -1,8 +1,8 @@
 // INTERNAL: the one place qparity touches xsimd 8.1 (Debian libxsimd-dev), and every quirk of that
 // version we work around. Not installed; xsimd is a private dependency of qparity::qparity.
 //
-// Include after rounding/simd_x86.h, in the same ISA translation unit (QPARITY_ISA_NS and
-// QPARITY_ISA_LEVEL defined). The helpers are in the ISA namespace for the ODR reason explained
+// Include after rounding/simd_x86.h, in the same ISA translation unit (QPARITY_ISA_NS defined,
+// QPARITY_X86_VECTOR_BITS derived there). The helpers are in the ISA namespace for the ODR reason explained
 // in simd_x86.h; xsimd's own templates are instantiated with this TU's architecture tag only.
 //
 // Quirks of xsimd 8.1 handled here:
@@ -31,9 +31,9 @@ namespace qparity {
 namespace internal {
 namespace QPARITY_ISA_NS {
 
-#if QPARITY_ISA_LEVEL == 1
+#if QPARITY_X86_VECTOR_BITS == 128
 using XsimdArch = xsimd::sse4_1;
-#elif QPARITY_ISA_LEVEL == 2
+#elif QPARITY_X86_VECTOR_BITS == 256
 using XsimdArch = xsimd::avx2;
 #else
 using XsimdArch = xsimd::avx512bw;
@@ -50,7 +50,7 @@ QPARITY_SIMD_INLINE FloatBatch int_to_float(Ops::I x) { return xsimd::to_float(I
 /// qparity::detail::round_half_even_saturating (NaN cannot occur: scales are finite).
 QPARITY_SIMD_INLINE Ops::I round_half_even_saturating(FloatBatch v) {
   const FloatBatch limit(2147483648.0f);  // 2^31
-#if QPARITY_ISA_LEVEL == 3
+#if QPARITY_X86_VECTOR_BITS == 512
   // One instruction with an embedded rounding mode: independent of MXCSR, like the scalar code.
   const __m512i r = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __mmask16 over = _mm512_cmp_ps_mask(v, limit, _CMP_GE_OQ);
@@ -61,7 +61,7 @@ QPARITY_SIMD_INLINE Ops::I round_half_even_saturating(FloatBatch v) {
   // for v >= 2^31 by XOR with the all-ones comparison mask (quirk 2).
   const Int32Batch r = xsimd::to_int(xsimd::nearbyint(v));
   const Ops::F over = (v >= limit);
-#if QPARITY_ISA_LEVEL == 1
+#if QPARITY_X86_VECTOR_BITS == 128
   return _mm_xor_si128(r, _mm_castps_si128(over));
 #else
   return _mm256_xor_si256(r, _mm256_castps_si256(over));

@@ -15,20 +15,19 @@
 #include <string>
 #include <vector>
 
+#include "qparity/isa_list.h"
+
 namespace qparity {
 
-/// One bit per path, ordered by capability (a higher bit is a more capable path). The order is
-/// total, but a CPU may support a path without the lower ones: AVX-VNNI (VEX-encoded VPDPBUSD,
-/// Alder Lake) sits between AVX2 and AVX-512, and a Zen 4 has AVX-512 VNNI without AVX-VNNI.
-/// Each path includes the levels its definition names, not every lower bit.
+/// One bit per path (QPARITY_ISA_LIST, isa_list.h), ordered by capability (a higher bit is a more
+/// capable path). The order is total, but a CPU may support a path without the lower ones:
+/// AVX-VNNI (VEX-encoded VPDPBUSD, Alder Lake) sits between AVX2 and AVX-512, and a Zen 4 has
+/// AVX-512 VNNI without AVX-VNNI. Each path includes its parent's (isa_list.h), not every lower bit.
 enum class Isa : std::uint32_t {
-  kScalar = 1u << 0,      ///< portable C++ (the reference formulas, compiled for the baseline)
-  kSse41 = 1u << 1,       ///< SSE4.1
-  kAvx2 = 1u << 2,        ///< AVX2 + BMI2
-  kAvxVnni = 1u << 3,     ///< kAvx2 + AVX-VNNI
-  kAvx512 = 1u << 4,      ///< AVX-512 F+BW+DQ+VL (Skylake-X level) + kAvx2
-  kAvx512Vnni = 1u << 5,  ///< kAvx512 + AVX-512 VNNI (Cascade Lake, Zen 4)
-  kAmx = 1u << 6,         ///< kAvx512Vnni + AMX-TILE + AMX-INT8, with the OS permission granted
+#define QPARITY_ISA_ENUMERATOR(Id, name, bit, Parent, arch, flags, features, description) \
+  k##Id = 1u << bit,
+  QPARITY_ISA_LIST(QPARITY_ISA_ENUMERATOR)
+#undef QPARITY_ISA_ENUMERATOR
 };
 
 using IsaMask = std::uint32_t;
@@ -41,8 +40,17 @@ inline constexpr IsaMask isas_up_to(Isa isa) { return (mask_of(isa) << 1) - 1; }
 /// Every Isa value, lowest first.
 const std::vector<Isa>& all_isas();
 
-/// "scalar", "sse41", "avx2", "avxvnni", "avx512", "avx512vnni", "amx".
+/// The name of the list ("scalar", "sse41", "avx2", "avxvnni", "avx512", "avx512vnni", "amx").
 const char* to_string(Isa isa);
+
+/// The path `isa` extends (isa_list.h); kScalar for kScalar.
+Isa parent_of(Isa isa);
+
+/// "AVX2 + BMI2" etc.
+const char* description(Isa isa);
+
+/// The names of the ISAs in `mask`, lowest first, joined by `separator` ("scalar, avx2").
+std::string isa_names(IsaMask mask, const char* separator = ", ");
 
 /// Parses a name printed by to_string; throws qparity::InvalidArgument listing the names otherwise.
 Isa isa_from_string(const std::string& name);

@@ -1,10 +1,13 @@
 // All rounding policies, and run-time dispatch over them by RoundingCore.
 //
 // A policy type P provides:
-//   P::kCore                    its RoundingCore
+//   P::kCore                    its RoundingCore (and a row in QPARITY_ROUNDING_CORE_LIST)
+//   P::kFormula, P::kTieRuleText its formula in one line and its tie rule(s) in words, as printed
+//                               by `qparity list --cores` and `qparity explain`
 //   P::kZeroPointInside         true if the output zero point takes part in rounding (F32-ZPF)
 //   P::kAcceptsWideInput        true if P::requantize_wide(int64_t, params) exists
 //   P::validate(params)         throws InvalidArgument naming the bad field and its range
+//   P::is_valid(params)         what validate accepts, without an exception (fast array checks)
 //   P::requantize(int32, params) -> int32   the normative scalar definition (value before the
 //                                            output zero point, or with zero point 0 for F32-ZPF)
 #pragma once
@@ -20,24 +23,36 @@
 
 namespace qparity {
 
-/// Calls f(Policy{}) with the policy type of `core` and returns its result.
+/// Calls f(Policy{}) with the policy type of `core` (QPARITY_ROUNDING_CORE_LIST) and returns its
+/// result.
 template <class F>
 decltype(auto) visit_rounding_core(RoundingCore core, F&& f) {
   switch (core) {
-    case RoundingCore::kDoubleRoundingAwayFromZero: return f(DoubleRoundingAwayFromZero{});
-    case RoundingCore::kDoubleRoundingUpward: return f(DoubleRoundingUpward{});
-    case RoundingCore::kSingleRoundingUpward: return f(SingleRoundingUpward{});
-    case RoundingCore::kSingleRoundingUpwardNeon: return f(SingleRoundingUpwardNeon{});
-    case RoundingCore::kSingleRoundingAwayFromZero: return f(SingleRoundingAwayFromZero{});
-    case RoundingCore::kSingleRoundingToEven: return f(SingleRoundingToEven{});
-    case RoundingCore::kTruncate: return f(TruncateTowardZero{});
-    case RoundingCore::kFloor: return f(FloorRounding{});
-    case RoundingCore::kFloat32: return f(Float32Rounding{});
-    case RoundingCore::kFloat32ZeroPointInside: return f(Float32ZeroPointInside{});
-    case RoundingCore::kQ15: return f(Q15Rounding{});
+#define QPARITY_VISIT_CORE(E, Name, Policy, Kind) \
+  case RoundingCore::E: return f(Policy{});
+    QPARITY_ROUNDING_CORE_LIST(QPARITY_VISIT_CORE)
+#undef QPARITY_VISIT_CORE
   }
   throw InvalidArgument("qparity: rounding core " + std::to_string(static_cast<int>(core)) +
                         " is not a valid RoundingCore");
+}
+
+// Every entry of the list names a policy whose kCore is that entry: a list row pointing at the
+// wrong type fails here.
+#define QPARITY_CHECK_CORE_POLICY(E, Name, Policy, Kind)                        \
+  static_assert(Policy::kCore == RoundingCore::E, "core list: " Name " has a policy of another core");
+QPARITY_ROUNDING_CORE_LIST(QPARITY_CHECK_CORE_POLICY)
+#undef QPARITY_CHECK_CORE_POLICY
+
+/// The formula of `core` in one line, as its policy's doc comment states it (Policy::kFormula).
+inline const char* formula_text(RoundingCore core) {
+  return visit_rounding_core(core, [](auto policy) -> const char* { return decltype(policy)::kFormula; });
+}
+
+/// The tie rule(s) of `core` in words (Policy::kTieRuleText).
+inline const char* tie_rule_text(RoundingCore core) {
+  return visit_rounding_core(core,
+                             [](auto policy) -> const char* { return decltype(policy)::kTieRuleText; });
 }
 
 /// Validates `params` for `core`; throws InvalidArgument naming the field and its range.

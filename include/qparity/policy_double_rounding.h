@@ -44,10 +44,14 @@ constexpr int right_shift(const RequantParams& p) noexcept { return p.shift > 0 
 /// double_round) on its REQUIRE domain, where TFLite's pre-shift never wraps (§5.1).
 struct DoubleRoundingAwayFromZero {
   static constexpr RoundingCore kCore = RoundingCore::kDoubleRoundingAwayFromZero;
+  static constexpr const char* kFormula = "RDBPOT(SRDHM(acc*2^L, M), R)";
+  static constexpr const char* kTieRuleText =
+      "stage 1 half up, stage 2 half away from zero (a tie can be made by stage 1)";
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = false;
 
   static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
+  static bool is_valid(const RequantParams& p) noexcept { return detail::q31_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
     return rounding_divide_by_pot(detail::double_rounding_first_stage(acc, p),
@@ -71,10 +75,13 @@ struct DoubleRoundingAwayFromZero {
 /// kernels (`DepthwiseConvOutputRounding::kUpward`), ruy's reference July 2020 - Feb 2021.
 struct DoubleRoundingUpward {
   static constexpr RoundingCore kCore = RoundingCore::kDoubleRoundingUpward;
+  static constexpr const char* kFormula = "SRSHL(SQRDMULH(acc*2^L, M), R)";
+  static constexpr const char* kTieRuleText = "both stages half up";
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = false;
 
   static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
+  static bool is_valid(const RequantParams& p) noexcept { return detail::q31_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
     return rounding_shift_right_half_up(detail::double_rounding_first_stage(acc, p),

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "qparity/fixed_point.h"
 #include "qparity/requant_params.h"
@@ -35,6 +36,11 @@ inline std::int32_t round_half_even_saturating(float v) noexcept {
   return static_cast<std::int32_t>(clamp_i64(r, kInt32Min, kInt32Max));
 }
 
+/// Finite and > 0 (what validate_float_scale accepts), without an exception.
+inline bool positive_finite(float v) noexcept {
+  return v > 0.0f && v <= std::numeric_limits<float>::max();
+}
+
 inline void validate_float_scale(const char* name, float value) {
   require_positive_finite(name, value);
 }
@@ -55,10 +61,14 @@ inline void validate_float_scale(const char* name, float value) {
 /// `requantizeOutputProcessingAvx2` (src/QuantUtilsAvx2.cc), TFLite via the XNNPACK delegate.
 struct Float32Rounding {
   static constexpr RoundingCore kCore = RoundingCore::kFloat32;
+  static constexpr const char* kFormula = "RNE(float(acc) * scale)";
+  static constexpr const char* kTieRuleText =
+      "half to even on the float32 product (which may itself round onto a tie)";
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = true;
 
   static void validate(const RequantParams& p) { detail::validate_float_scale("scale", p.scale); }
+  static bool is_valid(const RequantParams& p) noexcept { return detail::positive_finite(p.scale); }
 
   static std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
     const float v = static_cast<float>(acc) * p.scale;
@@ -88,6 +98,8 @@ struct Float32Rounding {
 /// quantization of activation bounds (xnn_qs8_quantize).
 struct Float32ZeroPointInside {
   static constexpr RoundingCore kCore = RoundingCore::kFloat32ZeroPointInside;
+  static constexpr const char* kFormula = "RNE((float(acc) * scale + bias) * post_scale + zp)";
+  static constexpr const char* kTieRuleText = "half to even on float32 (product + zero point)";
   static constexpr bool kZeroPointInside = true;
   static constexpr bool kAcceptsWideInput = true;
 
@@ -95,6 +107,10 @@ struct Float32ZeroPointInside {
     detail::validate_float_scale("scale", p.scale);
     detail::validate_float_scale("post_scale", p.post_scale);
     if (!std::isfinite(p.bias)) detail::throw_out_of_range("bias", p.bias, "a finite value");
+  }
+  static bool is_valid(const RequantParams& p) noexcept {
+    return detail::positive_finite(p.scale) && detail::positive_finite(p.post_scale) &&
+           std::fabs(p.bias) <= std::numeric_limits<float>::max();
   }
 
   static std::int32_t requantize_with_zero_point(std::int32_t acc, const RequantParams& p,

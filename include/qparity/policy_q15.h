@@ -28,10 +28,13 @@ namespace qparity {
 /// `apply_scale_16` (pseudocode/library/scale_helpers.tosac).
 struct Q15Rounding {
   static constexpr RoundingCore kCore = RoundingCore::kQ15;
+  static constexpr const char* kFormula = "floor((acc*m15 + 2^(s'-1)) / 2^s'), s' = 15-shift";
+  static constexpr const char* kTieRuleText = "half up, 16-bit multiplier";
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = true;
 
   static void validate(const RequantParams& p) { detail::validate_q15_params(p); }
+  static bool is_valid(const RequantParams& p) noexcept { return detail::q15_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
     // |acc| <= 2^31 and m15 < 2^15: the product fits comfortably in int64.

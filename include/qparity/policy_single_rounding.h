@@ -16,22 +16,32 @@ struct SingleRoundingTraits;
 template <>
 struct SingleRoundingTraits<TieRule::kHalfUp> {
   static constexpr RoundingCore kCore = RoundingCore::kSingleRoundingUpward;
+  static constexpr const char* kFormula = "floor((acc*M + 2^(s-1)) / 2^s)";
+  static constexpr const char* kTieRuleText = "half up (toward +infinity)";
 };
 template <>
 struct SingleRoundingTraits<TieRule::kHalfAwayFromZero> {
   static constexpr RoundingCore kCore = RoundingCore::kSingleRoundingAwayFromZero;
+  static constexpr const char* kFormula = "HAZ(acc*M / 2^s)";
+  static constexpr const char* kTieRuleText = "half away from zero";
 };
 template <>
 struct SingleRoundingTraits<TieRule::kHalfToEven> {
   static constexpr RoundingCore kCore = RoundingCore::kSingleRoundingToEven;
+  static constexpr const char* kFormula = "HE(acc*M / 2^s)";
+  static constexpr const char* kTieRuleText = "half to even";
 };
 template <>
 struct SingleRoundingTraits<TieRule::kTowardZero> {
   static constexpr RoundingCore kCore = RoundingCore::kTruncate;
+  static constexpr const char* kFormula = "TZ(acc*M / 2^s)";
+  static constexpr const char* kTieRuleText = "no rounding: toward zero";
 };
 template <>
 struct SingleRoundingTraits<TieRule::kFloor> {
   static constexpr RoundingCore kCore = RoundingCore::kFloor;
+  static constexpr const char* kFormula = "floor(acc*M / 2^s)";
+  static constexpr const char* kTieRuleText = "no rounding: toward -infinity";
 };
 
 }  // namespace detail
@@ -63,11 +73,14 @@ struct SingleRoundingTraits<TieRule::kFloor> {
 template <TieRule Rule>
 struct SingleRounding {
   static constexpr RoundingCore kCore = detail::SingleRoundingTraits<Rule>::kCore;
+  static constexpr const char* kFormula = detail::SingleRoundingTraits<Rule>::kFormula;
+  static constexpr const char* kTieRuleText = detail::SingleRoundingTraits<Rule>::kTieRuleText;
   static constexpr TieRule kTieRule = Rule;
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = true;
 
   static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
+  static bool is_valid(const RequantParams& p) noexcept { return detail::q31_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
     const std::int64_t product = static_cast<std::int64_t>(acc) * p.multiplier;
@@ -99,10 +112,13 @@ using FloorRounding = SingleRounding<TieRule::kFloor>;
 /// Parameters: multiplier in [0, 2^31-1], shift in [-31, 30].
 struct SingleRoundingUpwardNeon {
   static constexpr RoundingCore kCore = RoundingCore::kSingleRoundingUpwardNeon;
+  static constexpr const char* kFormula = "SRSHL(SQDMULH(acc*2^(shift-r), M), -r), r = min(-1, shift)";
+  static constexpr const char* kTieRuleText = "half up; pre-shift by shift+1 wraps in int32";
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = false;
 
   static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
+  static bool is_valid(const RequantParams& p) noexcept { return detail::q31_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
     const int right = p.shift < -1 ? p.shift : -1;

@@ -12,50 +12,36 @@
 #include <string>
 
 #include "qparity/error.h"
+#include "qparity/rounding_core_list.h"
 
 namespace qparity {
 
-/// Run-time identity of a rounding core. The order is stable (it is used in file formats and
+/// Run-time identity of a rounding core, one enumerator per entry of QPARITY_ROUNDING_CORE_LIST
+/// (rounding_core_list.h), in its order. The order is stable (it is used in file formats and
 /// tables); append only.
 enum class RoundingCore : std::uint8_t {
-  kDoubleRoundingAwayFromZero,  ///< DR-AZ
-  kDoubleRoundingUpward,        ///< DR-UP
-  kSingleRoundingUpward,        ///< SR-UP
-  kSingleRoundingUpwardNeon,    ///< SR-UP-NEON (SR-UP with NEON's wrapping pre-shift by shift+1)
-  kSingleRoundingAwayFromZero,  ///< SR-AZ
-  kSingleRoundingToEven,        ///< SR-EVEN
-  kTruncate,                    ///< TRUNC
-  kFloor,                       ///< FLOOR
-  kFloat32,                     ///< F32
-  kFloat32ZeroPointInside,      ///< F32-ZPF
-  kQ15,                         ///< Q15
+#define QPARITY_CORE_ENUMERATOR(E, Name, Policy, Kind) E,
+  QPARITY_ROUNDING_CORE_LIST(QPARITY_CORE_ENUMERATOR)
+#undef QPARITY_CORE_ENUMERATOR
 };
 
-inline constexpr int kNumRoundingCores = 11;
+#define QPARITY_CORE_COUNT(E, Name, Policy, Kind) +1
+inline constexpr int kNumRoundingCores = 0 QPARITY_ROUNDING_CORE_LIST(QPARITY_CORE_COUNT);
+#undef QPARITY_CORE_COUNT
 
 inline constexpr RoundingCore kAllRoundingCores[kNumRoundingCores] = {
-    RoundingCore::kDoubleRoundingAwayFromZero, RoundingCore::kDoubleRoundingUpward,
-    RoundingCore::kSingleRoundingUpward,       RoundingCore::kSingleRoundingUpwardNeon,
-    RoundingCore::kSingleRoundingAwayFromZero, RoundingCore::kSingleRoundingToEven,
-    RoundingCore::kTruncate,                   RoundingCore::kFloor,
-    RoundingCore::kFloat32,                    RoundingCore::kFloat32ZeroPointInside,
-    RoundingCore::kQ15,
+#define QPARITY_CORE_VALUE(E, Name, Policy, Kind) RoundingCore::E,
+    QPARITY_ROUNDING_CORE_LIST(QPARITY_CORE_VALUE)
+#undef QPARITY_CORE_VALUE
 };
 
-/// Short, stable names used by the CLI, test names and benchmark names (semantics.md §1 IDs).
+/// Short, stable names used by the CLI, test names and benchmark names (docs/semantics.md §1 IDs).
 inline const char* to_string(RoundingCore core) {
   switch (core) {
-    case RoundingCore::kDoubleRoundingAwayFromZero: return "DR-AZ";
-    case RoundingCore::kDoubleRoundingUpward: return "DR-UP";
-    case RoundingCore::kSingleRoundingUpward: return "SR-UP";
-    case RoundingCore::kSingleRoundingUpwardNeon: return "SR-UP-NEON";
-    case RoundingCore::kSingleRoundingAwayFromZero: return "SR-AZ";
-    case RoundingCore::kSingleRoundingToEven: return "SR-EVEN";
-    case RoundingCore::kTruncate: return "TRUNC";
-    case RoundingCore::kFloor: return "FLOOR";
-    case RoundingCore::kFloat32: return "F32";
-    case RoundingCore::kFloat32ZeroPointInside: return "F32-ZPF";
-    case RoundingCore::kQ15: return "Q15";
+#define QPARITY_CORE_NAME(E, Name, Policy, Kind) \
+  case RoundingCore::E: return Name;
+    QPARITY_ROUNDING_CORE_LIST(QPARITY_CORE_NAME)
+#undef QPARITY_CORE_NAME
   }
   return "?";
 }
@@ -73,10 +59,25 @@ inline RoundingCore rounding_core_from_string(const std::string& name) {
   throw InvalidArgument("qparity: rounding core '" + name + "' is unknown; allowed: " + allowed);
 }
 
-/// True for the cores whose parameters are a float scale rather than an integer multiplier.
-constexpr bool is_float_core(RoundingCore core) {
-  return core == RoundingCore::kFloat32 || core == RoundingCore::kFloat32ZeroPointInside;
+/// Which fields of RequantParams a core reads (the ParamKind column of the core list).
+enum class ParamKind : std::uint8_t {
+  kQ31,    ///< multiplier (Q31 mantissa) and shift in [-31, 30]
+  kQ15,    ///< multiplier (Q15 mantissa) and shift in [-47, 13]
+  kFloat,  ///< scale, bias, post_scale
+};
+
+constexpr ParamKind param_kind(RoundingCore core) {
+  switch (core) {
+#define QPARITY_CORE_KIND(E, Name, Policy, Kind) \
+  case RoundingCore::E: return ParamKind::Kind;
+    QPARITY_ROUNDING_CORE_LIST(QPARITY_CORE_KIND)
+#undef QPARITY_CORE_KIND
+  }
+  return ParamKind::kQ31;
 }
+
+/// True for the cores whose parameters are a float scale rather than an integer multiplier.
+constexpr bool is_float_core(RoundingCore core) { return param_kind(core) == ParamKind::kFloat; }
 
 /// Parameters of one channel (or of the whole tensor) for any rounding core. Each core reads only
 /// its own fields and validates them (Policy::validate); the others are ignored.
@@ -114,6 +115,16 @@ inline constexpr std::int32_t kQ15ShiftMin = -47;
 inline constexpr std::int32_t kQ15ShiftMax = 13;
 
 namespace detail {
+
+/// What validate_q31_params / validate_q15_params accept, without an exception (the fast check of
+/// per-channel parameter arrays).
+constexpr bool q31_params_valid(const RequantParams& p) noexcept {
+  return p.multiplier >= 0 && p.shift >= kQ31ShiftMin && p.shift <= kQ31ShiftMax;
+}
+constexpr bool q15_params_valid(const RequantParams& p) noexcept {
+  return p.multiplier >= 0 && p.multiplier <= kQ15MultiplierMax && p.shift >= kQ15ShiftMin &&
+         p.shift <= kQ15ShiftMax;
+}
 
 inline void validate_q31_params(const RequantParams& p) {
   require_in_range("multiplier", p.multiplier, 0, kQ31MultiplierMax, "Q31 mantissa");

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/registry/kernel_registry.h"
 #include "qparity/output_stage.h"
 #include "qparity/requant_params.h"
 
@@ -161,12 +162,16 @@ struct DepthwiseKernelSet {
                                      std::size_t channels, std::int64_t* out) = nullptr;
 };
 
-// Defined in their own translation units, each built with its ISA's flags: call a getter only
-// when the CPU supports that ISA.
-DepthwiseKernelSet depthwise_kernels_scalar();
-DepthwiseKernelSet depthwise_kernels_avx2();
-DepthwiseKernelSet depthwise_kernels_avx512();
-DepthwiseKernelSet depthwise_kernels_avx512vnni();  ///< VPDPWSSD (multiply-add fused)
+/// The depthwise kernel family (kernels/registry/kernel_registry.h): one file per ISA,
+/// kernels/depthwise/depthwise_<isa>.cc, built with that ISA's flags. An ISA without a file of its
+/// own runs its parent's: AVX-VNNI has no 16-bit fused multiply-add worth a path of its own here,
+/// SSE4.1 runs the portable kernels, and AMX (whose tiles do not fit a per-channel reduction) the
+/// AVX-512 VNNI ones.
+struct DepthwiseFamily {
+  using Kernels = DepthwiseKernelSet;
+  static constexpr const char* kName = "depthwise";
+  static constexpr IsaMask kIsas = QPARITY_KERNEL_ISAS_DepthwiseFamily;
+};
 
 }  // namespace internal
 }  // namespace qparity

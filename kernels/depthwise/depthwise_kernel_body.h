@@ -7,8 +7,9 @@
 // objects built for different ISAs (see rounding/simd_x86.h and tests/simd/odr_guard.cmake).
 // No standard-library template is used for the same reason. Define
 //   QPARITY_DW_ISA_NS     the namespace
-//   QPARITY_DW_ISA_LEVEL  0 (portable), 2 (AVX2, ymm), 3 (AVX-512BW, zmm), 4 (AVX-512 VNNI, zmm)
-// before including this file.
+// before including this file. The code follows the unit's ISA (QPARITY_TARGET_HAS_<name>,
+// cmake/QparityIsas.cmake): portable for scalar, ymm from avx2, zmm from avx512, VPDPWSSD from
+// avx512vnni (QPARITY_DW_VECTOR_BITS and QPARITY_DW_HAS_DPWSSD, derived below).
 //
 // Register use: one vector holds `kLanes` channels' int32 accumulators, or the same channels'
 // int16 tap pairs. A row kernel keeps kUnroll output columns' accumulators in flight so that the
@@ -22,19 +23,33 @@
 
 #include "kernels/depthwise/depthwise_kernel.h"
 
-#if !defined(QPARITY_DW_ISA_NS) || !defined(QPARITY_DW_ISA_LEVEL)
-#error "define QPARITY_DW_ISA_NS and QPARITY_DW_ISA_LEVEL before including depthwise_kernel_body.h"
+#if !defined(QPARITY_DW_ISA_NS)
+#error "define QPARITY_DW_ISA_NS before including depthwise_kernel_body.h"
 #endif
 
-#if QPARITY_DW_ISA_LEVEL >= 2
-#include <immintrin.h>
+#if defined(QPARITY_TARGET_HAS_avx512)
+#define QPARITY_DW_VECTOR_BITS 512
+#if !(defined(__AVX512F__) && defined(__AVX512BW__))
+#error "the AVX-512 depthwise kernels must be compiled with their ISA's flags"
 #endif
-#if QPARITY_DW_ISA_LEVEL == 2 && !defined(__AVX2__)
-#error "the AVX2 depthwise kernels must be compiled with -mavx2"
-#elif QPARITY_DW_ISA_LEVEL == 3 && !(defined(__AVX512F__) && defined(__AVX512BW__))
-#error "the AVX-512 depthwise kernels must be compiled with -mavx512f -mavx512bw"
-#elif QPARITY_DW_ISA_LEVEL == 4 && !(defined(__AVX512BW__) && defined(__AVX512VNNI__))
-#error "the AVX-512 VNNI depthwise kernels must be compiled with -mavx512bw -mavx512vnni"
+#elif defined(QPARITY_TARGET_HAS_avx2)
+#define QPARITY_DW_VECTOR_BITS 256
+#if !defined(__AVX2__)
+#error "the AVX2 depthwise kernels must be compiled with their ISA's flags"
+#endif
+#else
+#define QPARITY_DW_VECTOR_BITS 0  // portable
+#endif
+#if defined(QPARITY_TARGET_HAS_avx512vnni)
+#define QPARITY_DW_HAS_DPWSSD 1
+#if !defined(__AVX512VNNI__)
+#error "the AVX-512 VNNI depthwise kernels must be compiled with their ISA's flags"
+#endif
+#else
+#define QPARITY_DW_HAS_DPWSSD 0
+#endif
+#if QPARITY_DW_VECTOR_BITS > 0
+#include <immintrin.h>
 #endif
 
 #if defined(__GNUC__)
@@ -47,7 +62,7 @@ namespace qparity {
 namespace internal {
 namespace QPARITY_DW_ISA_NS {
 
-#if QPARITY_DW_ISA_LEVEL == 0
+#if QPARITY_DW_VECTOR_BITS == 0
 /// Portable: 8 channels per "vector"; plain loops the compiler may vectorise for the baseline.
 /// Additions are done on uint32 (the int32 model wraps; signed overflow would be UB).
 struct Vec {
@@ -89,7 +104,7 @@ struct Vec {
     return r;
   }
 };
-#elif QPARITY_DW_ISA_LEVEL == 2
+#elif QPARITY_DW_VECTOR_BITS == 256
 /// AVX2: 8 channels per ymm.
 struct Vec {
   static constexpr std::size_t kLanes = 8;
@@ -130,7 +145,7 @@ struct Vec {
   static QPARITY_DW_INLINE P load_pairs(const std::int16_t* p) { return _mm512_loadu_si512(p); }
   static QPARITY_DW_INLINE void store_pairs(std::int16_t* p, P v) { _mm512_storeu_si512(p, v); }
   static QPARITY_DW_INLINE V madd(V acc, P a, P w) {
-#if QPARITY_DW_ISA_LEVEL == 4
+#if QPARITY_DW_HAS_DPWSSD
     return _mm512_dpwssd_epi32(acc, a, w);
 #else
     return _mm512_add_epi32(acc, _mm512_madd_epi16(a, w));

@@ -5,7 +5,7 @@
 //
 // ODR: the rounding cores come from rounding/requantize_x86.h (the same per-vector code the array
 // requantizer runs, hence the same bits), instantiated here in the includer's own namespace
-// QPARITY_ISA_NS (dw_avx512vnni_quad) with QPARITY_ISA_LEVEL 3, so nothing is shared with
+// QPARITY_ISA_NS (dw_avx512vnni_quad) with AVX-512 registers, so nothing is shared with
 // rounding/requantize_avx512.cc (tests/simd/odr_guard.cmake checks it).
 //
 // Register use of a row kernel (zmm): 6 quad weights (stride 1: variants a and b of 3 kernel rows),
@@ -25,8 +25,8 @@
 #include "kernels/depthwise/depthwise_kernel.h"
 #include "rounding/requantize_x86.h"
 
-#if QPARITY_ISA_LEVEL != 3 || !defined(__AVX512VNNI__)
-#error "depthwise_quad_kernel.h needs QPARITY_ISA_LEVEL 3 and -mavx512vnni"
+#if !defined(QPARITY_TARGET_HAS_avx512vnni) || QPARITY_X86_VECTOR_BITS != 512
+#error "depthwise_quad_kernel.h needs an avx512vnni translation unit"
 #endif
 
 namespace qparity {

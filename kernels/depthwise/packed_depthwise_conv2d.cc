@@ -15,36 +15,10 @@ namespace qparity {
 namespace internal {
 namespace {
 
-// One function-local static per case: each getter is compiled with its ISA's flags and may use
-// its instructions, so it only runs for a supported ISA (the constructor checks).
-const DepthwiseKernelSet& kernels_of(Isa isa) {
-  switch (isa) {
-#if defined(QPARITY_HAVE_AVX2)
-    case Isa::kAvx2:
-    case Isa::kAvxVnni: {  // AVX-VNNI has no 16-bit fused multiply-add worth a path of its own here
-      static const DepthwiseKernelSet s = depthwise_kernels_avx2();
-      return s;
-    }
-#endif
-#if defined(QPARITY_HAVE_AVX512)
-    case Isa::kAvx512: {
-      static const DepthwiseKernelSet s = depthwise_kernels_avx512();
-      return s;
-    }
-#endif
-#if defined(QPARITY_HAVE_AVX512VNNI)
-    case Isa::kAvx512Vnni:
-    case Isa::kAmx: {  // AMX tiles do not fit a per-channel reduction; its VNNI kernels do
-      static const DepthwiseKernelSet s = depthwise_kernels_avx512vnni();
-      return s;
-    }
-#endif
-    default: {  // scalar, and SSE4.1 (no depthwise kernels of its own)
-      static const DepthwiseKernelSet s = depthwise_kernels_scalar();
-      return s;
-    }
-  }
-}
+// The kernels serving `isa` (the registry's parent chain: avxvnni runs avx2's, sse41 the portable
+// ones, amx avx512vnni's). Each getter is compiled with its ISA's flags and may use its
+// instructions, so it only runs for a supported ISA (the constructor checks).
+const DepthwiseKernelSet& kernels_of(Isa isa) { return *kernels_for<DepthwiseFamily>(isa); }
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 

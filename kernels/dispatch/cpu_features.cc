@@ -1,6 +1,7 @@
 #include "kernels/dispatch/cpu_features.h"
 
 #include <cstdint>
+#include <sstream>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -25,7 +26,6 @@ CpuFeatures detect() {
   const unsigned max_leaf = a;
   __get_cpuid(1, &a, &b, &c, &d);
   f.sse41 = (c >> 19) & 1;
-  f.fma = (c >> 12) & 1;
   const bool osxsave = (c >> 27) & 1;
   const bool avx = (c >> 28) & 1;
   if (osxsave) {
@@ -59,12 +59,47 @@ CpuFeatures detect() {
 CpuFeatures detect() { return CpuFeatures{}; }
 #endif
 
+// The /proc/cpuinfo name of each flag. AMX's flags also need the tile state and the permission.
+struct NamedFeature {
+  const char* name;
+  bool CpuFeatures::*flag;
+  bool needs_amx_state;
+};
+constexpr NamedFeature kNamedFeatures[] = {
+    {"sse4_1", &CpuFeatures::sse41, false},        {"avx2", &CpuFeatures::avx2, false},
+    {"bmi2", &CpuFeatures::bmi2, false},           {"avx512f", &CpuFeatures::avx512f, false},
+    {"avx512bw", &CpuFeatures::avx512bw, false},   {"avx512dq", &CpuFeatures::avx512dq, false},
+    {"avx512vl", &CpuFeatures::avx512vl, false},   {"avx512_vnni", &CpuFeatures::avx512vnni, false},
+    {"avx_vnni", &CpuFeatures::avxvnni, false},    {"amx_tile", &CpuFeatures::amx_tile, true},
+    {"amx_int8", &CpuFeatures::amx_int8, true},
+};
+
+const NamedFeature* find_feature(const std::string& name) {
+  for (const NamedFeature& f : kNamedFeatures) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = detect();
   return features;
 }
+
+bool CpuFeatures::has_all(const std::string& names, bool amx_permitted) const {
+  std::istringstream words(names);
+  std::string name;
+  while (words >> name) {
+    const NamedFeature* f = find_feature(name);
+    if (f == nullptr || !(this->*(f->flag))) return false;
+    if (f->needs_amx_state && !(os_amx && amx_permitted)) return false;
+  }
+  return true;
+}
+
+bool is_known_cpu_feature(const std::string& name) { return find_feature(name) != nullptr; }
 
 }  // namespace internal
 }  // namespace qparity

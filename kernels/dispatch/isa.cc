@@ -9,31 +9,22 @@
 #include "kernels/dispatch/cpu_features.h"
 #include "kernels/dispatch/isa_levels.h"
 #include "qparity/error.h"
+#include "qparity_build_isas.h"
 
 namespace qparity {
 namespace {
 
-// Set by CMake for each ISA translation unit that is part of this build.
-constexpr IsaMask kCompiled = mask_of(Isa::kScalar)
-#ifdef QPARITY_HAVE_SSE41
-                              | mask_of(Isa::kSse41)
-#endif
-#ifdef QPARITY_HAVE_AVX2
-                              | mask_of(Isa::kAvx2)
-#endif
-#ifdef QPARITY_HAVE_AVXVNNI
-                              | mask_of(Isa::kAvxVnni)
-#endif
-#ifdef QPARITY_HAVE_AVX512
-                              | mask_of(Isa::kAvx512)
-#endif
-#ifdef QPARITY_HAVE_AVX512VNNI
-                              | mask_of(Isa::kAvx512Vnni)
-#endif
-#ifdef QPARITY_HAVE_AMX
-                              | mask_of(Isa::kAmx)
-#endif
-    ;
+// The ISAs this build compiles (cmake/QparityIsas.cmake: the list's entries for this processor,
+// restricted by the QPARITY_ISAS option).
+constexpr IsaMask kCompiled = QPARITY_COMPILED_ISA_MASK | mask_of(Isa::kScalar);
+
+// isa_levels() visits ISAs lowest bit first and relies on each parent being visited before its
+// children.
+#define QPARITY_CHECK_PARENT(Id, name, bit, Parent, arch, flags, features, description) \
+  static_assert(Isa::k##Id == Isa::kScalar || mask_of(Isa::k##Parent) < mask_of(Isa::k##Id), \
+                "isa_list.h: the parent of " #name " must have a lower bit");
+QPARITY_ISA_LIST(QPARITY_CHECK_PARENT)
+#undef QPARITY_CHECK_PARENT
 
 std::atomic<IsaMask> g_test_mask{0};
 
@@ -58,31 +49,60 @@ IsaMask highest_bit(IsaMask m) {
 }  // namespace
 
 const std::vector<Isa>& all_isas() {
-  static const std::vector<Isa> v = {Isa::kScalar,  Isa::kSse41,       Isa::kAvx2, Isa::kAvxVnni,
-                                     Isa::kAvx512, Isa::kAvx512Vnni, Isa::kAmx};
+  static const std::vector<Isa> v = {
+#define QPARITY_ISA_VALUE(Id, name, bit, Parent, arch, flags, features, description) Isa::k##Id,
+      QPARITY_ISA_LIST(QPARITY_ISA_VALUE)
+#undef QPARITY_ISA_VALUE
+  };
   return v;
 }
 
 const char* to_string(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kSse41: return "sse41";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kAvxVnni: return "avxvnni";
-    case Isa::kAvx512: return "avx512";
-    case Isa::kAvx512Vnni: return "avx512vnni";
-    case Isa::kAmx: return "amx";
+#define QPARITY_ISA_NAME(Id, name, bit, Parent, arch, flags, features, description) \
+  case Isa::k##Id: return #name;
+    QPARITY_ISA_LIST(QPARITY_ISA_NAME)
+#undef QPARITY_ISA_NAME
   }
   return "?";
 }
 
+Isa parent_of(Isa isa) {
+  switch (isa) {
+#define QPARITY_ISA_PARENT(Id, name, bit, Parent, arch, flags, features, description) \
+  case Isa::k##Id: return Isa::k##Parent;
+    QPARITY_ISA_LIST(QPARITY_ISA_PARENT)
+#undef QPARITY_ISA_PARENT
+  }
+  return Isa::kScalar;
+}
+
+const char* description(Isa isa) {
+  switch (isa) {
+#define QPARITY_ISA_DESCRIPTION(Id, name, bit, Parent, arch, flags, features, text) \
+  case Isa::k##Id: return text;
+    QPARITY_ISA_LIST(QPARITY_ISA_DESCRIPTION)
+#undef QPARITY_ISA_DESCRIPTION
+  }
+  return "?";
+}
+
+std::string isa_names(IsaMask mask, const char* separator) {
+  std::string out;
+  for (Isa isa : all_isas()) {
+    if ((mask & mask_of(isa)) == 0) continue;
+    if (!out.empty()) out += separator;
+    out += to_string(isa);
+  }
+  return out;
+}
+
 Isa isa_from_string(const std::string& name) {
-  std::string allowed;
   for (Isa isa : all_isas()) {
     if (name == to_string(isa)) return isa;
-    allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(isa));
   }
-  throw InvalidArgument("qparity: ISA '" + name + "' is unknown; allowed: " + allowed);
+  throw InvalidArgument("qparity: ISA '" + name + "' is unknown; allowed: " +
+                        isa_names(~IsaMask{0}));
 }
 
 IsaMask compiled_isas() { return kCompiled; }

@@ -1,5 +1,5 @@
-// INTERNAL: which ISA paths of include/qparity/isa.h a CPU supports, i.e. the definition of each
-// path in CPUID/XCR0 terms and the order of the AMX permission request. Pure functions of their
+// INTERNAL: which ISA paths of include/qparity/isa_list.h a CPU supports, from each path's CPU
+// features, and the order of the AMX permission request. Pure functions of their
 // inputs so that the tests can check them on feature sets this machine does not have (an AMX CPU
 // whose kernel refuses the permission, an AVX-VNNI CPU without AVX-512, ...).
 #pragma once
@@ -10,22 +10,27 @@
 namespace qparity {
 namespace internal {
 
-/// Every path `f` supports (scalar always), not restricted to compiled_isas(). The CpuFeatures
-/// flags already include the OS state for YMM and ZMM; the AMX tile state is f.os_amx, and
-/// `amx_permitted` is the outcome of amx_permission_granted() (amx_permission.h).
+/// The CPU features an ISA adds to its parent's (the "cpu features" column of isa_list.h).
+inline const char* isa_own_cpu_features(Isa isa) {
+  switch (isa) {
+#define QPARITY_ISA_FEATURES(Id, name, bit, Parent, arch, flags, features, description) \
+  case Isa::k##Id: return features;
+    QPARITY_ISA_LIST(QPARITY_ISA_FEATURES)
+#undef QPARITY_ISA_FEATURES
+  }
+  return "";
+}
+
+/// Every path `f` supports (scalar always), not restricted to compiled_isas(): a path is supported
+/// when its parent is and `f` has the features it adds (isa_list.h). The CpuFeatures flags already
+/// include the OS state for YMM and ZMM; the AMX tile state is f.os_amx, and `amx_permitted` is
+/// the outcome of amx_permission_granted() (amx_permission.h).
 inline IsaMask isa_levels(const CpuFeatures& f, bool amx_permitted) {
-  const bool avx2 = f.avx2 && f.bmi2;
-  const bool avxvnni = avx2 && f.avxvnni;
-  const bool avx512 = avx2 && f.avx512f && f.avx512bw && f.avx512dq && f.avx512vl;
-  const bool avx512vnni = avx512 && f.avx512vnni;
-  const bool amx = avx512vnni && f.amx_tile && f.amx_int8 && f.os_amx && amx_permitted;
   IsaMask m = mask_of(Isa::kScalar);
-  if (f.sse41) m |= mask_of(Isa::kSse41);
-  if (avx2) m |= mask_of(Isa::kAvx2);
-  if (avxvnni) m |= mask_of(Isa::kAvxVnni);
-  if (avx512) m |= mask_of(Isa::kAvx512);
-  if (avx512vnni) m |= mask_of(Isa::kAvx512Vnni);
-  if (amx) m |= mask_of(Isa::kAmx);
+  for (Isa isa : all_isas()) {  // parents come first: a parent's bit is lower (isa.cc checks)
+    if (isa == Isa::kScalar || (m & mask_of(parent_of(isa))) == 0) continue;
+    if (f.has_all(isa_own_cpu_features(isa), amx_permitted)) m |= mask_of(isa);
+  }
   return m;
 }
 

@@ -13,32 +13,9 @@
 namespace qparity {
 
 const internal::RequantizeKernels& internal::requantize_kernels(Isa isa) {
-  // One function-local static per case: a getter is compiled with its ISA's flags and may use
-  // that ISA's instructions, so it must only run once the ISA is known to be supported.
-  switch (requantize_kernel_isa(isa)) {
-#ifdef QPARITY_HAVE_SSE41
-    case Isa::kSse41: {
-      static const internal::RequantizeKernels k = internal::requantize_kernels_sse41();
-      return k;
-    }
-#endif
-#ifdef QPARITY_HAVE_AVX2
-    case Isa::kAvx2: {
-      static const internal::RequantizeKernels k = internal::requantize_kernels_avx2();
-      return k;
-    }
-#endif
-#ifdef QPARITY_HAVE_AVX512
-    case Isa::kAvx512: {
-      static const internal::RequantizeKernels k = internal::requantize_kernels_avx512();
-      return k;
-    }
-#endif
-    default: {
-      static const internal::RequantizeKernels k = internal::requantize_kernels_scalar();
-      return k;
-    }
-  }
+  // The serving ISA's getter is compiled with its flags: callers check that `isa`, which includes
+  // it, is supported.
+  return *kernels_for<RequantizeFamily>(requantize_kernel_isa(isa));
 }
 
 namespace {
@@ -48,34 +25,14 @@ namespace {
 // It accepts exactly what the policies' validate() accepts; any failure re-runs validate() to
 // build the message.
 bool all_params_valid(RoundingCore core, const RequantParams* params, std::size_t n) {
-  auto positive_finite = [](float v) { return v > 0.0f && v <= std::numeric_limits<float>::max(); };
-  bool ok = true;
-  switch (core) {
-    case RoundingCore::kFloat32:
-      for (std::size_t i = 0; i < n; ++i) ok &= positive_finite(params[i].scale);
-      return ok;
-    case RoundingCore::kFloat32ZeroPointInside:
-      for (std::size_t i = 0; i < n; ++i) {
-        const RequantParams& p = params[i];
-        ok &= positive_finite(p.scale) & positive_finite(p.post_scale) &
-              (std::fabs(p.bias) <= std::numeric_limits<float>::max());
-      }
-      return ok;
-    case RoundingCore::kQ15:
-      for (std::size_t i = 0; i < n; ++i) {
-        const RequantParams& p = params[i];
-        ok &= (p.multiplier >= 0) & (p.multiplier <= kQ15MultiplierMax) &
-              (p.shift >= kQ15ShiftMin) & (p.shift <= kQ15ShiftMax);
-      }
-      return ok;
-    default:  // every Q31 fixed-point core; an out-of-enum value goes to validate() to throw
-      if (static_cast<int>(core) >= kNumRoundingCores) return false;
-      for (std::size_t i = 0; i < n; ++i) {
-        const RequantParams& p = params[i];
-        ok &= (p.multiplier >= 0) & (p.shift >= kQ31ShiftMin) & (p.shift <= kQ31ShiftMax);
-      }
-      return ok;
-  }
+  bool known = false;
+  for (RoundingCore c : kAllRoundingCores) known |= c == core;
+  if (!known) return false;  // validate() names the bad core
+  return visit_rounding_core(core, [&](auto policy) {
+    bool ok = true;
+    for (std::size_t i = 0; i < n; ++i) ok &= decltype(policy)::is_valid(params[i]);
+    return ok;
+  });
 }
 
 template <class Out>
@@ -124,22 +81,18 @@ bool prepare(const RequantizeArgs& in, const Out* dst, RequantizeArgs* out) {
 }  // namespace
 
 // Why the VNNI and AMX paths map down: their instructions are int8 dot products, used by the GEMM
-// micro-kernels; requantization has no use for them, so these paths run the best requantization
-// code their definition (include/qparity/isa.h) includes.
+// micro-kernels; requantization has no use for them, so these paths have no requantization file of
+// their own and the registry serves them with their nearest ancestor's (isa_list.h).
 Isa requantize_kernel_isa(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-    case Isa::kSse41:
-    case Isa::kAvx2:
-    case Isa::kAvx512: return isa;
-    case Isa::kAvxVnni: return Isa::kAvx2;
-    case Isa::kAvx512Vnni:
-    case Isa::kAmx: return Isa::kAvx512;
+  bool valid = false;
+  for (Isa i : all_isas()) valid |= i == isa;
+  if (!valid) {
+    throw InvalidArgument("qparity: isa = " + std::to_string(mask_of(isa)) +
+                          " is not an Isa value; allowed: " + isa_names(~IsaMask{0}));
   }
-  std::string allowed;
-  for (Isa i : all_isas()) allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(i));
-  throw InvalidArgument("qparity: isa = " + std::to_string(mask_of(isa)) +
-                        " is not an Isa value; allowed: " + allowed);
+  Isa served = Isa::kScalar;
+  internal::serving_isa<internal::RequantizeFamily>(isa, &served);  // scalar always has one
+  return served;
 }
 
 template <class Out>

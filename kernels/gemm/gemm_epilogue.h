@@ -93,16 +93,33 @@ struct EpilogueIsa {
                 std::uint8_t* dst, EpilogueFns* fns, EpilogueVariant* variant) = nullptr;
 };
 
-// Each defined in its own translation unit with its ISA's flags: call only when supported.
-EpilogueIsa gemm_epilogue_avx2();
-EpilogueIsa gemm_epilogue_avx512();
+/// The fused epilogue family (kernels/registry/kernel_registry.h): kernels/gemm/gemm_epilogue_<isa>.cc.
+/// An ISA is served by the nearest file in its parent chain (avxvnni by avx2's, avx512vnni and amx
+/// by avx512's: the same ISAs as their requantization kernels); none below avx2.
+struct GemmEpilogueFamily {
+  using Kernels = EpilogueIsa;
+  static constexpr const char* kName = "gemm epilogue";
+  static constexpr IsaMask kIsas = QPARITY_KERNEL_ISAS_GemmEpilogueFamily;
+};
 
-/// The AVX-512 VNNI main micro-kernel fused with the epilogue (kernels/gemm/ukernel_avx512vnni.cc)
-/// for a plan gemm_epilogue_avx512() built (same register layout: both are compiled at the AVX-512
-/// level of rounding/simd_x86.h). Call only when AVX-512 VNNI is supported. `saturated`: the
-/// kernels whose output stage is y + zp narrowed with saturation (EpiloguePlan::fused_saturated),
-/// for the high-half mode's variants and 8- and 16-bit outputs only (other entries null).
-FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant, bool saturated);
+/// A main micro-kernel fused with the epilogue, for a plan the serving GemmEpilogueFamily kernels
+/// built (same register layout: both compile gemm_epilogue_x86.h at the same width). `get`
+/// returns the functions for `variant`; `saturated` selects the kernels whose output stage is
+/// y + zp narrowed with saturation (EpiloguePlan::fused_saturated), for the high-half mode's
+/// variants and 8- and 16-bit outputs only (other entries null).
+struct GemmFusedKernels {
+  FusedFns (*get)(const EpilogueVariant& variant, bool saturated) = nullptr;
+  std::size_t lanes = 0;  ///< columns per vector of the plans it reads (EpilogueIsa::lanes)
+};
+
+/// The fused kernels family: defined by the ISA files whose main micro-kernel has a fused form
+/// (kernels/gemm/ukernel_avx512vnni.cc). The driver uses an ISA's own fused kernels only with that
+/// ISA's own main kernel (no fallback: the fused kernel is that kernel).
+struct GemmFusedFamily {
+  using Kernels = GemmFusedKernels;
+  static constexpr const char* kName = "gemm fused";
+  static constexpr IsaMask kIsas = QPARITY_KERNEL_ISAS_GemmFusedFamily;
+};
 
 }  // namespace internal
 }  // namespace qparity

@@ -1,4 +1,4 @@
-// The fused GEMM epilogue on AVX-512 (flags: cmake/QparityFlags.cmake, QPARITY_ISA_FLAGS_avx512):
+// The fused GEMM epilogue on AVX-512 (ISA avx512, include/qparity/isa_list.h):
 // kernels/gemm/gemm_epilogue_x86.h in namespace qparity::internal::gemm_epi_avx512. Serves the
 // avx512, avx512vnni and amx paths (whose requantization kernels are the AVX-512 ones).
 // GCC 12's AVX-512 intrinsics initialise their "undefined" operands from themselves, which
@@ -8,13 +8,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #define QPARITY_ISA_NS gemm_epi_avx512
-#define QPARITY_ISA_LEVEL 3
 #include "kernels/gemm/gemm_epilogue_x86.h"
 
-namespace qparity {
-namespace internal {
-
-EpilogueIsa gemm_epilogue_avx512() { return gemm_epi_avx512::make_epilogue_isa(); }
-
-}  // namespace internal
-}  // namespace qparity
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmEpilogueFamily) {
+  return qparity::internal::gemm_epi_avx512::make_epilogue_isa();
+}

@@ -51,6 +51,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/registry/kernel_registry.h"
+
 namespace qparity {
 namespace internal {
 
@@ -123,13 +125,16 @@ struct UkernelSet {
                          ///< the AVX-512BW/AVX2 one, the driver falls back by ISA)
 };
 
-// Defined in their own translation units, each built with its ISA's flags.
-UkernelSet gemm_ukernels_scalar();
-UkernelSet gemm_ukernels_avx2();
-UkernelSet gemm_ukernels_avx512();      ///< AVX-512BW (VPMADDWD exact, VPMADDUBSW pair-saturating)
-UkernelSet gemm_ukernels_avx512vnni();  ///< VPDPBUSD zmm
-UkernelSet gemm_ukernels_avxvnni();     ///< VPDPBUSD ymm (VEX)
-UkernelSet gemm_ukernels_amx();         ///< TDPBSSD / TDPBUSD
+/// The GEMM micro-kernel family (kernels/registry/kernel_registry.h): one file per ISA,
+/// kernels/gemm/ukernel_<isa>.cc, built with that ISA's flags. The driver picks each kernel of a
+/// set from the ISA's own set and, where that lacks one (the VNNI and AMX sets have no
+/// pair-saturating kernel: their instructions cannot saturate pairs; SSE4.1 has no set), from its
+/// parents' (isa_list.h).
+struct GemmUkernelFamily {
+  using Kernels = UkernelSet;
+  static constexpr const char* kName = "gemm ukernel";
+  static constexpr IsaMask kIsas = QPARITY_KERNEL_ISAS_GemmUkernelFamily;
+};
 
 }  // namespace internal
 }  // namespace qparity

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/gemm/packed_gemm_data.h"
+#include "kernels/registry/kernel_registry.h"
 #include "qparity/error.h"
 #include "qparity/gemm.h"
 #include "qparity/policies.h"
@@ -16,66 +17,21 @@ namespace internal {
 
 namespace {
 
-// One function-local static per case: each getter is compiled with its ISA's flags and may use its
-// instructions, so it must only run when the ISA is supported (callers check supported_isas()).
+// The micro-kernels of `isa`'s own file, or an empty set. Each getter is compiled with its ISA's
+// flags and may use its instructions, so it must only run when the ISA is supported (callers
+// check supported_isas(); the ISAs of a parent chain are supported with it).
 const UkernelSet& ukernels_of(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar: {
-      static const UkernelSet s = gemm_ukernels_scalar();
-      return s;
-    }
-#if defined(QPARITY_HAVE_AVX2)
-    case Isa::kAvx2: {
-      static const UkernelSet s = gemm_ukernels_avx2();
-      return s;
-    }
-#endif
-#if defined(QPARITY_HAVE_AVX512)
-    case Isa::kAvx512: {
-      static const UkernelSet s = gemm_ukernels_avx512();
-      return s;
-    }
-#endif
-#if defined(QPARITY_HAVE_AVXVNNI)
-    case Isa::kAvxVnni: {
-      static const UkernelSet s = gemm_ukernels_avxvnni();
-      return s;
-    }
-#endif
-#if defined(QPARITY_HAVE_AVX512VNNI)
-    case Isa::kAvx512Vnni: {
-      static const UkernelSet s = gemm_ukernels_avx512vnni();
-      return s;
-    }
-#endif
-#if defined(QPARITY_HAVE_AMX)
-    case Isa::kAmx: {
-      static const UkernelSet s = gemm_ukernels_amx();
-      return s;
-    }
-#endif
-    default: {
-      static const UkernelSet none{};
-      return none;
-    }
-  }
+  static const UkernelSet none{};
+  const UkernelSet* s = own_kernels<GemmUkernelFamily>(isa);
+  return s != nullptr ? *s : none;
 }
 
-// The ISA whose kernels serve `isa` when it has none of its own for a model: SSE4.1 has no GEMM
-// kernels (it runs the portable ones); the VNNI and AMX paths take their pair-saturating kernel
-// from the AVX-512BW / AVX2 set, because VPMADDUBSW is the instruction that model describes.
-Isa fallback_of(Isa isa) {
-  switch (isa) {
-    case Isa::kAmx: return Isa::kAvx512Vnni;
-    case Isa::kAvx512Vnni: return Isa::kAvx512;
-    case Isa::kAvx512: return Isa::kAvx2;
-    case Isa::kAvxVnni: return Isa::kAvx2;
-    default: return Isa::kScalar;
-  }
-}
-
+// The kernel for (isa, model): the ISA's own, else the nearest ancestor's (isa_list.h) that has
+// one. SSE4.1 has no GEMM kernels (it runs the portable ones); the VNNI and AMX paths take their
+// pair-saturating kernel from the AVX-512BW / AVX2 set, because VPMADDUBSW is the instruction
+// that model describes.
 Ukernel choose_kernel(Isa isa, bool pair_saturating) {
-  for (Isa i = isa;; i = fallback_of(i)) {
+  for (Isa i = isa;; i = parent_of(i)) {
     const UkernelSet& s = ukernels_of(i);
     const Ukernel& k = pair_saturating ? s.pair_saturate : s.exact;
     if (k.fn != nullptr) return k;
@@ -152,16 +108,9 @@ void plan_epilogue(PackedGemmData& d) {
       (d.has_b_zero_point && d.b_zero_point_per_channel)) {
     return;
   }
-  EpilogueIsa isa{};
-  switch (requantize_kernel_isa(d.isa)) {
-#if defined(QPARITY_HAVE_AVX2)
-    case Isa::kAvx2: isa = gemm_epilogue_avx2(); break;
-#endif
-#if defined(QPARITY_HAVE_AVX512)
-    case Isa::kAvx512: isa = gemm_epilogue_avx512(); break;
-#endif
-    default: return;
-  }
+  const EpilogueIsa* served = kernels_for<GemmEpilogueFamily>(d.isa);
+  if (served == nullptr) return;  // no fused epilogue below avx2
+  const EpilogueIsa& isa = *served;
   const std::size_t count = d.per_channel ? d.n : 1;
   const std::size_t vectors = (count + isa.lanes - 1) / isa.lanes;
   e.chan.resize(vectors * isa.vec_bytes);
@@ -170,14 +119,13 @@ void plan_epilogue(PackedGemmData& d) {
     e = EpiloguePlan{};
     return;
   }
-#if defined(QPARITY_HAVE_AVX512VNNI)
-  // The VNNI main kernel requantizes its accumulators from registers; its plan is the AVX-512
-  // one just built (requantize_kernel_isa(kAvx512Vnni) is kAvx512).
-  if (d.isa == Isa::kAvx512Vnni && d.kernel.fn == ukernels_of(Isa::kAvx512Vnni).exact.fn) {
-    e.fused = gemm_fused_avx512vnni(variant, false);
-    e.fused_saturated = gemm_fused_avx512vnni(variant, true);
+  // A main kernel with a fused form (the AVX-512 VNNI one) requantizes its accumulators from
+  // registers; its plan is the one just built, by the same-width epilogue its ISA is served by.
+  const GemmFusedKernels* fused = own_kernels<GemmFusedFamily>(d.isa);
+  if (fused != nullptr && fused->lanes == isa.lanes && d.kernel.fn == ukernels_of(d.isa).exact.fn) {
+    e.fused = fused->get(variant, false);
+    e.fused_saturated = fused->get(variant, true);
   }
-#endif
   e.lanes = isa.lanes;
   e.vec_bytes = isa.vec_bytes;
   e.per_channel = d.per_channel;

@@ -71,7 +71,8 @@ void amx_s8(const UkernelArgs& p) { amx_rows64_kernel<AmxOps, true>(p); }
 }  // namespace
 }  // namespace gemm_amx
 
-UkernelSet gemm_ukernels_amx() {
+namespace {
+UkernelSet ukernel_set() {
   using namespace gemm_amx;
   static_assert(kAmxMr == 32 && kAmxNr == 32, "update the kernel name");
   UkernelSet s;
@@ -79,6 +80,9 @@ UkernelSet gemm_ukernels_amx() {
                     &amx_u8, &amx_s8};
   return s;  // pair_saturate absent: TDPB*D cannot saturate pairs (the driver uses AVX-512BW's)
 }
+}  // namespace
 
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }

@@ -1,4 +1,4 @@
-// The AVX2 GEMM micro-kernels (flags: cmake/QparityFlags.cmake, QPARITY_ISA_FLAGS_avx2): the
+// The AVX2 GEMM micro-kernels (ISA avx2, include/qparity/isa_list.h): the
 // ymm instantiation of kernels/gemm/ukernel_madd_x86.h, in namespace qparity::internal::gemm_avx2.
 //
 // Tile shapes (16 ymm registers; one 16-column B panel group is two ymm):
@@ -18,13 +18,13 @@
 //                73-84, 2x32 67; 1x32 and 1x64 are equal within noise, 1x32 pads N less. The chains
 //                are VPADDD's (1 cycle): no K split needed. nr = 32 is a multiple of 6x16's 16.
 #define QPARITY_GEMM_ISA_NS gemm_avx2
-#define QPARITY_GEMM_ISA_LEVEL 2
 #include "kernels/gemm/ukernel_madd_x86.h"
 
 namespace qparity {
 namespace internal {
 
-UkernelSet gemm_ukernels_avx2() {
+namespace {
+UkernelSet ukernel_set() {
   using gemm_avx2::madd_ukernel;
   UkernelSet s;
   s.exact = Ukernel{"avx2-pairs16-6x16", PackFormat::kPairs16, Arithmetic::kExact, 6, 16,
@@ -36,6 +36,9 @@ UkernelSet gemm_ukernels_avx2() {
                             &madd_ukernel<gemm_avx2::PairSat16, 4, 16>, nullptr};
   return s;
 }
+}  // namespace
 
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }

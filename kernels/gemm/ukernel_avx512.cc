@@ -1,5 +1,4 @@
-// The AVX-512BW GEMM micro-kernels without VNNI (flags: cmake/QparityFlags.cmake,
-// QPARITY_ISA_FLAGS_avx512): the zmm instantiation of kernels/gemm/ukernel_madd_x86.h, in
+// The AVX-512BW GEMM micro-kernels without VNNI (ISA avx512, include/qparity/isa_list.h): the zmm instantiation of kernels/gemm/ukernel_madd_x86.h, in
 // namespace qparity::internal::gemm_avx512.
 //
 // Tile shape 12x32 for both (32 zmm registers; one 16-column B panel group is one zmm):
@@ -17,13 +16,13 @@
 //   2x64 75 (so 2 rows, which would also serve M = 2, cost M = 1 ~13%). The dependency chains are
 //   VPADDD's (1 cycle), so 4 accumulators need no K split. nr = 64 is a multiple of 12x32's 32.
 #define QPARITY_GEMM_ISA_NS gemm_avx512
-#define QPARITY_GEMM_ISA_LEVEL 3
 #include "kernels/gemm/ukernel_madd_x86.h"
 
 namespace qparity {
 namespace internal {
 
-UkernelSet gemm_ukernels_avx512() {
+namespace {
+UkernelSet ukernel_set() {
   using gemm_avx512::madd_ukernel;
   UkernelSet s;
   s.exact = Ukernel{"avx512-pairs16-12x32", PackFormat::kPairs16, Arithmetic::kExact, 12, 32,
@@ -35,6 +34,9 @@ UkernelSet gemm_ukernels_avx512() {
                             &madd_ukernel<gemm_avx512::PairSat16, 12, 32>, nullptr};
   return s;
 }
+}  // namespace
 
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }

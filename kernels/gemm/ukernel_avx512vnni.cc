@@ -8,7 +8,6 @@
 // kernels/gemm/gemm_epilogue_x86.h at the AVX-512 level in its own namespace.
 #define QPARITY_GEMM_ISA_NS gemm_avx512vnni
 #define QPARITY_ISA_NS gemm_avx512vnni_epi
-#define QPARITY_ISA_LEVEL 3
 // GCC 12's AVX-512 intrinsics initialise their "undefined" operands from themselves, which
 // -W(maybe-)uninitialized reports at every inlined use (GCC PR 105593, fixed in GCC 13).
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
@@ -51,7 +50,7 @@ namespace {
 //    pads M to 12.
 constexpr std::size_t kMr = 8;
 constexpr std::size_t kPanels = 2;
-static_assert(kMr == 8 && kPanels == 2, "update the kernel name in gemm_ukernels_avx512vnni()");
+static_assert(kMr == 8 && kPanels == 2, "update the kernel name in ukernel_set()");
 
 // Narrow tile (exact_narrow, calls with M = 1: a batch-1 fully connected layer): 1 row x 64
 // columns (4 panels), K split over 2 accumulator sets (even / odd K groups) = 8 accumulators.
@@ -72,7 +71,7 @@ static_assert(kMr == 8 && kPanels == 2, "update the kernel name in gemm_ukernels
 constexpr std::size_t kNarrowMr = 1;
 constexpr std::size_t kNarrowPanels = 4;
 constexpr std::size_t kNarrowKSplit = 2;
-static_assert(kNarrowMr == 1 && kNarrowPanels == 4, "update the kernel name in gemm_ukernels_avx512vnni()");
+static_assert(kNarrowMr == 1 && kNarrowPanels == 4, "update the kernel name in ukernel_set()");
 
 /// acc (+)= the products of one K group: A's 4 bytes of row i broadcast to every lane, times
 /// panel q's 16 columns x 4 bytes (one zmm). Inlined into the fully unrolled kernels so that the
@@ -291,7 +290,9 @@ struct EvexDpbusd {
 }  // namespace
 }  // namespace gemm_avx512vnni
 
-UkernelSet gemm_ukernels_avx512vnni() {
+namespace {
+
+UkernelSet ukernel_set() {
   using namespace gemm_avx512vnni;
   UkernelSet s;
   s.exact = Ukernel{"avx512vnni-dot4-8x32", PackFormat::kDot4, Arithmetic::kExact, kMr,
@@ -302,7 +303,7 @@ UkernelSet gemm_ukernels_avx512vnni() {
   return s;  // pair_saturate absent: VPDPBUSD cannot saturate pairs (use the AVX-512BW kernel)
 }
 
-FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant, bool saturated) {
+FusedFns fused_fns(const EpilogueVariant& variant, bool saturated) {
   using namespace gemm_avx512vnni;
   namespace epi = gemm_avx512vnni_epi;
   // Fields are assigned directly: this TU calls no inline function of the shared headers (see
@@ -337,7 +338,7 @@ FusedFns gemm_fused_avx512vnni(const EpilogueVariant& variant, bool saturated) {
   return fns;
 }
 
-UkernelSet gemm_ukernels_avx512vnni_ymm_for_testing() {
+UkernelSet evex_ymm_set() {
   using namespace gemm_avx512vnni;
   static_assert(kDot4YmmMr == 6 && kDot4YmmPanels == 1, "update the kernel name");
   static_assert(kDot4YmmNarrowMr == 1 && kDot4YmmNarrowPanels == 2, "update the kernel name");
@@ -353,5 +354,14 @@ UkernelSet gemm_ukernels_avx512vnni_ymm_for_testing() {
   return s;
 }
 
+}  // namespace
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmFusedFamily) {
+  return qparity::internal::GemmFusedKernels{&qparity::internal::fused_fns, 16};
+}
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelEvexYmmFamily) {
+  return qparity::internal::evex_ymm_set();
+}

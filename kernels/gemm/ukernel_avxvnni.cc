@@ -31,7 +31,8 @@ struct VexDpbusd {
 }  // namespace
 }  // namespace gemm_avxvnni
 
-UkernelSet gemm_ukernels_avxvnni() {
+namespace {
+UkernelSet ukernel_set() {
   using namespace gemm_avxvnni;
   static_assert(kDot4YmmMr == 6 && kDot4YmmPanels == 1, "update the kernel name");
   static_assert(kDot4YmmNarrowMr == 1 && kDot4YmmNarrowPanels == 2, "update the kernel name");
@@ -46,6 +47,9 @@ UkernelSet gemm_ukernels_avxvnni() {
                            nullptr};
   return s;  // pair_saturate absent: VPDPBUSD cannot saturate pairs (use the AVX2 kernel)
 }
+}  // namespace
 
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }

@@ -8,8 +8,8 @@
 // shared between objects built for different ISAs (see rounding/simd_x86.h). The namespace is not
 // the requantization path's (avx2, avx512) so that no name can collide with it either. Define
 //   QPARITY_GEMM_ISA_NS     the namespace
-//   QPARITY_GEMM_ISA_LEVEL  2 (AVX2, ymm) or 3 (AVX-512 F+BW, zmm)
-// before including this file, from kernels/gemm/ukernel_<isa>.cc only.
+// before including this file, from kernels/gemm/ukernel_<isa>.cc only. The vector width follows the
+// unit's ISA (QPARITY_TARGET_HAS_<name>, cmake/QparityIsas.cmake): zmm from avx512 on, else ymm.
 //
 // ---- The loop -----------------------------------------------------------------------------------
 // Both packing formats handled here (kPairs16, kDot4) store one dword per (K group, row) in A and
@@ -35,14 +35,22 @@
 
 #include "kernels/gemm/gemm_ukernel.h"
 
-#if !defined(QPARITY_GEMM_ISA_NS) || !defined(QPARITY_GEMM_ISA_LEVEL)
-#error "define QPARITY_GEMM_ISA_NS and QPARITY_GEMM_ISA_LEVEL before including ukernel_madd_x86.h"
+#if !defined(QPARITY_GEMM_ISA_NS)
+#error "define QPARITY_GEMM_ISA_NS before including ukernel_madd_x86.h"
 #endif
 
-#if QPARITY_GEMM_ISA_LEVEL == 2 && !defined(__AVX2__)
-#error "the AVX2 GEMM micro-kernels must be compiled with -mavx2"
-#elif QPARITY_GEMM_ISA_LEVEL == 3 && !(defined(__AVX512F__) && defined(__AVX512BW__))
-#error "the AVX-512 GEMM micro-kernels must be compiled with -mavx512f -mavx512bw"
+#if defined(QPARITY_TARGET_HAS_avx512)
+#define QPARITY_GEMM_MADD_ZMM 1
+#if !(defined(__AVX512F__) && defined(__AVX512BW__))
+#error "the AVX-512 GEMM micro-kernels must be compiled with their ISA's flags"
+#endif
+#elif defined(QPARITY_TARGET_HAS_avx2)
+#define QPARITY_GEMM_MADD_ZMM 0
+#if !defined(__AVX2__)
+#error "the AVX2 GEMM micro-kernels must be compiled with their ISA's flags"
+#endif
+#else
+#error "ukernel_madd_x86.h needs an avx2 or avx512 translation unit"
 #endif
 
 // Why force inlining: the accumulators only stay in registers if every helper is inlined into the
@@ -67,7 +75,7 @@ namespace qparity {
 namespace internal {
 namespace QPARITY_GEMM_ISA_NS {
 
-#if QPARITY_GEMM_ISA_LEVEL == 2
+#if !QPARITY_GEMM_MADD_ZMM
 /// ymm: 8 int32 lanes, so one 16-column B panel group is two vectors.
 struct Vec {
   using V = __m256i;
@@ -84,7 +92,7 @@ struct Vec {
   static QPARITY_GEMM_INLINE V madd16(V a, V b) { return _mm256_madd_epi16(a, b); }
   static QPARITY_GEMM_INLINE V maddubs(V u8, V s8) { return _mm256_maddubs_epi16(u8, s8); }
 };
-#elif QPARITY_GEMM_ISA_LEVEL == 3
+#else
 /// zmm: 16 int32 lanes, one vector per 16-column B panel group.
 struct Vec {
   using V = __m512i;
@@ -97,8 +105,6 @@ struct Vec {
   static QPARITY_GEMM_INLINE V madd16(V a, V b) { return _mm512_madd_epi16(a, b); }
   static QPARITY_GEMM_INLINE V maddubs(V u8, V s8) { return _mm512_maddubs_epi16(u8, s8); }
 };
-#else
-#error "QPARITY_GEMM_ISA_LEVEL must be 2 or 3"
 #endif
 
 using V = Vec::V;

@@ -82,7 +82,8 @@ void dot4_pairsat_4x16(const UkernelArgs& p) {
 
 }  // namespace
 
-UkernelSet gemm_ukernels_scalar() {
+namespace {
+UkernelSet ukernel_set() {
   UkernelSet s;
   s.exact = Ukernel{"scalar-dot4-4x16", PackFormat::kDot4, Arithmetic::kExact, kMr, kNr,
                     &dot4_exact_4x16, nullptr};
@@ -90,6 +91,9 @@ UkernelSet gemm_ukernels_scalar() {
                             Arithmetic::kPairSaturate16, kMr, kNr, &dot4_pairsat_4x16, nullptr};
   return s;
 }
+}  // namespace
 
 }  // namespace internal
 }  // namespace qparity
+
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }

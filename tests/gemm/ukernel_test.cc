@@ -37,18 +37,11 @@
 #include "kernels/gemm/gemm_ukernel.h"
 #include "qparity/isa.h"
 
-// The x86 kernel files are compiled under the conditions of kernels/CMakeLists.txt.
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define QPARITY_TEST_X86_UKERNELS 1
 #include "kernels/gemm/ukernel_avx512vnni_ymm.h"
-#else
-#define QPARITY_TEST_X86_UKERNELS 0
-#endif
 
 namespace {
 
 using qparity::internal::Arithmetic;
-using qparity::internal::CpuFeatures;
 using qparity::internal::kMaxKBlock;
 using qparity::internal::kPanelCols;
 using qparity::internal::kPanelGroupBytes;
@@ -63,52 +56,41 @@ constexpr std::int32_t kMax32 = std::numeric_limits<std::int32_t>::max();
 
 // ---- the sets under test -------------------------------------------------------------------------
 
-/// One UkernelSet: its getter (compiled with its ISA's flags, so it is only called when the CPU
-/// supports that ISA), the ISA name (qparity::to_string) and which kernels it must provide.
+/// One UkernelSet of the registry: every ISA with its own micro-kernel file
+/// (kernels/gemm/ukernel_<isa>.cc), and the test-only EVEX instantiation of the ymm kernels the
+/// AVX-VNNI set runs (ukernel_avx512vnni_ymm.h). Its getter is compiled with its ISA's flags, so
+/// it is only called when the CPU supports that ISA.
 struct KernelSet {
-  const char* name;
-  const char* isa;
-  UkernelSet (*get)();
-  bool (*supported)(const CpuFeatures&);
-  bool expect_exact;          ///< the file is no longer a placeholder: exact must be present
-  bool expect_pair_saturate;  ///< ... and so must pair_saturate
-  bool expect_exact_narrow;   ///< ... and so must the few-row exact_narrow
+  std::string name;
+  qparity::Isa isa;
+  const UkernelSet* (*get)(qparity::Isa);
 };
 
-bool has_avx2(const CpuFeatures& f) { return f.avx2 && f.bmi2; }
-bool has_avx512(const CpuFeatures& f) {
-  return has_avx2(f) && f.avx512f && f.avx512bw && f.avx512dq && f.avx512vl;
+const UkernelSet* main_set(qparity::Isa isa) {
+  return qparity::internal::own_kernels<qparity::internal::GemmUkernelFamily>(isa);
 }
-bool has_avxvnni(const CpuFeatures& f) { return has_avx2(f) && f.avxvnni; }
-bool has_avx512vnni(const CpuFeatures& f) { return has_avx512(f) && f.avx512vnni; }
-// AMX also needs the OS to enable the tile state and to grant the process the permission to use
-// it, which supported_isas() requests (qparity/isa.h).
-bool has_amx(const CpuFeatures& f) {
-  return has_avx512vnni(f) && f.amx_tile && f.amx_int8 && f.os_amx &&
-         (qparity::supported_isas() & qparity::mask_of(qparity::Isa::kAmx)) != 0;
+const UkernelSet* evex_ymm_set(qparity::Isa isa) {
+  return qparity::internal::own_kernels<qparity::internal::GemmUkernelEvexYmmFamily>(isa);
 }
 
-// Update expect_* when a placeholder kernels/gemm/ukernel_<isa>.cc gets its kernels.
+bool supported(const KernelSet& set) {
+  return (qparity::supported_isas() & qparity::mask_of(set.isa)) != 0;
+}
+
 const std::vector<KernelSet>& kernel_sets() {
-  static const std::vector<KernelSet> sets = {
-      {"scalar", "scalar", &qparity::internal::gemm_ukernels_scalar,
-       [](const CpuFeatures&) { return true; }, true, true, false},
-#if QPARITY_TEST_X86_UKERNELS
-      {"avx2", "avx2", &qparity::internal::gemm_ukernels_avx2, &has_avx2, true, true, true},
-      {"avx512", "avx512", &qparity::internal::gemm_ukernels_avx512, &has_avx512, true, true, true},
-      {"avxvnni", "avxvnni", &qparity::internal::gemm_ukernels_avxvnni, &has_avxvnni, true, false,
-       true},
-      {"avx512vnni", "avx512vnni", &qparity::internal::gemm_ukernels_avx512vnni, &has_avx512vnni,
-       true, false, true},
-      // The EVEX instantiation of the ymm kernels the AVX-VNNI set runs (ukernel_dot4_ymm.h).
-      {"avx512vnni_ymm", "avx512vnni",
-       &qparity::internal::gemm_ukernels_avx512vnni_ymm_for_testing, &has_avx512vnni, true, false,
-       true},
-      // Runs only on AMX hardware (with the OS permission); the kernel body is also proven on a
-      // software AMX model by amx_kernel_test.cc on every machine.
-      {"amx", "amx", &qparity::internal::gemm_ukernels_amx, &has_amx, true, false, false},
-#endif
-  };
+  static const std::vector<KernelSet> sets = [] {
+    using qparity::internal::has_own_kernels;
+    std::vector<KernelSet> out;
+    for (qparity::Isa isa : qparity::all_isas()) {
+      if (has_own_kernels<qparity::internal::GemmUkernelFamily>(isa)) {
+        out.push_back({qparity::to_string(isa), isa, &main_set});
+      }
+      if (has_own_kernels<qparity::internal::GemmUkernelEvexYmmFamily>(isa)) {
+        out.push_back({std::string(qparity::to_string(isa)) + "_ymm", isa, &evex_ymm_set});
+      }
+    }
+    return out;
+  }();
   return sets;
 }
 
@@ -126,8 +108,8 @@ const std::vector<KernelUnderTest>& kernels_under_test() {
   static const std::vector<KernelUnderTest> kernels = [] {
     std::vector<KernelUnderTest> out;
     for (const KernelSet& set : kernel_sets()) {
-      if (!set.supported(qparity::internal::cpu_features())) continue;
-      const UkernelSet s = set.get();
+      if (!supported(set)) continue;
+      const UkernelSet s = *set.get(set.isa);
       const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact},
                                                        {"exact_narrow", s.exact_narrow},
                                                        {"pair_saturate", s.pair_saturate}};
@@ -435,29 +417,34 @@ TEST(UkernelSets, ExpectedKernelsPresent) {
   const std::vector<std::string> expected_isas = expected_isa_names();
   for (const KernelSet& set : kernel_sets()) {
     SCOPED_TRACE(set.name);
-    const bool supported = set.supported(qparity::internal::cpu_features());
-    if (std::find(expected_isas.begin(), expected_isas.end(), set.isa) != expected_isas.end()) {
-      EXPECT_TRUE(supported) << "QPARITY_EXPECT_ISAS names " << set.isa
-                             << " but this CPU does not support the " << set.name << " kernels";
+    const std::string isa = qparity::to_string(set.isa);
+    if (std::find(expected_isas.begin(), expected_isas.end(), isa) != expected_isas.end()) {
+      EXPECT_TRUE(supported(set)) << "QPARITY_EXPECT_ISAS names " << isa
+                                  << " but this CPU does not support the " << set.name
+                                  << " kernels";
     }
-    if (!supported) continue;
-    const UkernelSet s = set.get();
-    if (set.expect_exact) {
-      EXPECT_NE(s.exact.fn, nullptr) << set.name << ": exact kernel missing";
+    if (!supported(set)) continue;
+    // A registered file provides at least the exact kernel; pair_saturate and exact_narrow may
+    // come from a parent (packed_gemm.cc, choose_kernel).
+    EXPECT_NE(set.get(set.isa)->exact.fn, nullptr) << set.name << ": exact kernel missing";
+  }
+  // Every supported ISA finds a pair-saturating kernel in its parent chain.
+  for (qparity::Isa isa : qparity::all_isas()) {
+    if ((qparity::supported_isas() & qparity::mask_of(isa)) == 0) continue;
+    bool found = false;
+    for (qparity::Isa i = isa;; i = qparity::parent_of(i)) {
+      const UkernelSet* s = main_set(i);
+      found |= s != nullptr && s->pair_saturate.fn != nullptr;
+      if (i == qparity::Isa::kScalar) break;
     }
-    if (set.expect_pair_saturate) {
-      EXPECT_NE(s.pair_saturate.fn, nullptr) << set.name << ": pair-saturating kernel missing";
-    }
-    if (set.expect_exact_narrow) {
-      EXPECT_NE(s.exact_narrow.fn, nullptr) << set.name << ": few-row exact_narrow kernel missing";
-    }
+    EXPECT_TRUE(found) << qparity::to_string(isa) << ": no pair-saturating kernel in its chain";
   }
 }
 
 TEST(UkernelSets, Metadata) {
   for (const KernelSet& set : kernel_sets()) {
-    if (!set.supported(qparity::internal::cpu_features())) continue;
-    const UkernelSet s = set.get();
+    if (!supported(set)) continue;
+    const UkernelSet s = *set.get(set.isa);
     const std::pair<const char*, Ukernel> slots[] = {
         {"exact", s.exact}, {"exact_narrow", s.exact_narrow}, {"pair_saturate", s.pair_saturate}};
     for (const auto& slot : slots) {

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <ios>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,7 @@ TEST(IsaCap, EverythingUpToAndIncludingTheNamedIsa) {
 
 CpuFeatures haswell() {
   CpuFeatures f;
-  f.sse41 = f.avx2 = f.bmi2 = f.fma = f.os_avx = true;
+  f.sse41 = f.avx2 = f.bmi2 = f.os_avx = true;
   return f;
 }
 CpuFeatures alder_lake() {  // AVX-VNNI without AVX-512
@@ -165,7 +166,7 @@ TEST(IsaLevels, EachPathNeedsTheLevelItExtends) {
 TEST(IsaLevels, KernelsOfEverySupportedPathAreSupported) {
   bool CpuFeatures::*const flags[] = {
       &CpuFeatures::sse41,    &CpuFeatures::avx2,       &CpuFeatures::bmi2,
-      &CpuFeatures::fma,      &CpuFeatures::avx512f,    &CpuFeatures::avx512bw,
+      &CpuFeatures::avx512f,  &CpuFeatures::avx512bw,
       &CpuFeatures::avx512dq, &CpuFeatures::avx512vl,   &CpuFeatures::avx512vnni,
       &CpuFeatures::avxvnni,  &CpuFeatures::amx_tile,   &CpuFeatures::amx_int8,
       &CpuFeatures::os_avx,   &CpuFeatures::os_avx512,  &CpuFeatures::os_amx};
@@ -187,6 +188,33 @@ TEST(IsaLevels, KernelsOfEverySupportedPathAreSupported) {
     }
   }
   EXPECT_EQ(seen, kAll) << "some path is supported by no feature set";
+}
+
+// The list's CPU features are names CpuFeatures knows (for this processor's ISAs), so that no path
+// is silently unsupported because of a misspelt feature.
+TEST(IsaLevels, ListFeaturesAreKnown) {
+  for (Isa isa : all_isas()) {
+    if ((compiled_isas() & mask_of(isa)) == 0) continue;
+    std::istringstream words(internal::isa_own_cpu_features(isa));
+    std::string name;
+    while (words >> name) {
+      EXPECT_TRUE(internal::is_known_cpu_feature(name)) << to_string(isa) << ": " << name;
+    }
+  }
+}
+
+// Each path extends its parent (isa_list.h): a parent has a lower bit, and a CPU with the path has
+// the parent.
+TEST(IsaLevels, ParentsComeFirst) {
+  for (Isa isa : all_isas()) {
+    if (isa == Isa::kScalar) {
+      EXPECT_EQ(parent_of(isa), Isa::kScalar);
+      continue;
+    }
+    EXPECT_LT(mask_of(parent_of(isa)), mask_of(isa)) << to_string(isa);
+    EXPECT_NE(internal::isa_levels(sapphire_rapids(), true) & mask_of(parent_of(isa)), 0u)
+        << to_string(isa);
+  }
 }
 
 TEST(IsaLevels, PermissionIsRequestedOnlyWhenItIsAllAmxLacks) {

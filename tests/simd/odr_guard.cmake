@@ -3,16 +3,21 @@
 # translation units built with different -m flags; the linker keeps one copy, so code for an older
 # ISA could end up calling a copy compiled for a newer one (SIGILL). The ISA translation units
 # avoid that by putting everything in a per-ISA namespace (rounding/simd_x86.h).
-# Usage: cmake -DNM=<nm> -DLIBRARY=<libqparity.a> -P odr_guard.cmake
+# Usage: cmake -DNM=<nm> -DLIBRARY=<libqparity.a> -DISA_OBJECTS=<stem,stem,...> -P odr_guard.cmake
+# ISA_OBJECTS: the per-ISA objects' file stems (requantize_avx2, ukernel_avx512, ...), which CMake
+# collects from the kernel files it compiles with ISA flags (cmake/QparityIsas.cmake).
 execute_process(COMMAND ${NM} -A --defined-only ${LIBRARY}
   OUTPUT_VARIABLE _out RESULT_VARIABLE _rc ERROR_QUIET)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "${NM} failed on ${LIBRARY}")
 endif()
 string(REPLACE "\n" ";" _lines "${_out}")
-set(_isa_objects requantize_sse41 requantize_avx2 requantize_avx512 ukernel_avx2 ukernel_avx512
-    ukernel_avxvnni ukernel_avx512vnni ukernel_amx gemm_epilogue_avx2 gemm_epilogue_avx512
-    depthwise_avx2 depthwise_avx512 depthwise_avx512vnni)
+string(REPLACE "," ";" _isa_objects "${ISA_OBJECTS}")
+# The scalar files are compiled for the baseline like the rest of the library.
+list(FILTER _isa_objects EXCLUDE REGEX "_scalar$")
+if(NOT _isa_objects)
+  message(FATAL_ERROR "odr_guard.cmake: ISA_OBJECTS names no per-ISA object")
+endif()
 set(_weak_by_object "")
 foreach(_line IN LISTS _lines)
   # "<archive>:<object>:<address> <type> <symbol>"; weak definitions have type W or V.
@@ -38,7 +43,7 @@ foreach(_key IN LISTS _all_keys)
   set(_has_isa FALSE)
   foreach(_o IN LISTS _objs)
     foreach(_i IN LISTS _isa_objects)
-      if(_o MATCHES "${_i}")
+      if(_o MATCHES "^${_i}\\.")
         set(_has_isa TRUE)
       endif()
     endforeach()

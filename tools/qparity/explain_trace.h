@@ -43,10 +43,7 @@ struct Trace {
 Trace trace_rounding(RoundingCore core, const RequantParams& p, std::int32_t acc,
                      std::int32_t zero_point);
 
-/// One-line description of each core's tie rule, for `qparity list --cores`.
-const char* tie_rule_text(RoundingCore core);
-
-/// One-line formula of each core (TFLite shift convention, s = 31 - shift), for `list --cores`.
-const char* formula_text(RoundingCore core);
+// Each core's formula and tie rule in one line are its policy's kFormula and kTieRuleText
+// (qparity::formula_text / qparity::tie_rule_text, policies.h).
 
 }  // namespace qparity::cli
