@@ -24,7 +24,7 @@
 //   DR-AZ       max(shift,0) 31 + R       u = p + 2^30; bias' = [R>0](2^(30+R) - [u<0] 2^31)
 //                                                                                signed-offset
 // SR-UP-NEON: SQDMULH then SRSHL by k = -r >= 1 is floor((floor(x'M / 2^31) + 2^(k-1)) / 2^k)
-//   = floor((x'M + 2^(30+k)) / 2^(31+k)) (nested floors, semantics.md §2.3).
+//   = floor((x'M + 2^(30+k)) / 2^(31+k)) (nested floors, docs/semantics.md §2.3).
 // DR-*: t = SRDHM(x', M) = floor(u / 2^31) (M >= 0, so the INT32_MIN^2 saturation cannot occur);
 //   DR-UP's floor((t + 2^(R-1)) / 2^R) and DR-AZ's HAZ(t / 2^R) = floor((t + 2^(R-1) - [t<0]) / 2^R)
 //   fold into one shift by the same nested-floor identity, and t < 0 exactly when u < 0.
