@@ -1,4 +1,4 @@
-// Presets: named configurations that reproduce real systems (docs/semantics.md §19, "Presets").
+// Presets: named configurations that reproduce real systems (docs/semantics.md §19.9, "Presets").
 //
 // A preset fixes every axis that changes output bits: the rounding core, how the multiplier is
 // derived from the real scale, how scales are composed, how activation bounds are quantized, and
