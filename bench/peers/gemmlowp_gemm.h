@@ -4,7 +4,7 @@
 // gemmlowp's x86 kernels take uint8 x uint8 operands (L8R8 bit depth) and produce uint8, so this
 // peer is all-uint8: A (M x K) and the weights (N x K, row-major) are uint8 with zero points in
 // [0, 255]. The pipeline is the one TFLite's gemmlowp back-end builds
-// (tflite/kernels/cpu_backend_gemm_gemmlowp.h), evaluated by gemmlowp (semantics.md §2.4):
+// (tflite/kernels/cpu_backend_gemm_gemmlowp.h), evaluated by gemmlowp (docs/semantics.md §2.4):
 //
 //   acc = sum_k (a[m][k] - a_zp) * (w[n][k] - w_zp[n])         int32 (lhs/rhs offsets = -zp)
 //   acc = acc + bias[n]                                        OutputStageBiasAddition

@@ -6,8 +6,8 @@
 // is accepted by the attribute but rejected by every matmul implementation; weight zero points
 // are common-only). Its own quantization model is one "output scale" per tensor or per output
 // channel with the f32 bias added BEFORE it. oneDNN 3.x replaced that with per-argument src / wei
-// / dst scales and the f32 bias added AFTER the src x wei scale (semantics.md §9), which is what
-// the `onednn` preset reproduces. Both are offered here; the second is assembled from 2.x
+// / dst scales and the f32 bias added AFTER the src x wei scale (docs/semantics.md §9), which is
+// what the `onednn` preset reproduces. Both are offered here; the second is assembled from 2.x
 // attributes, each float operation still performed by oneDNN's kernel:
 //
 //   kOutputScales (2.x):  v = float(acc)                 (acc: int32, zero points compensated)

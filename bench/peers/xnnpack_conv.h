@@ -11,10 +11,11 @@
 //
 // XNNPACK picks the micro-kernel itself: a 1x1 stride-1 unpadded conv runs its GEMM, others the
 // indirect GEMM (padding taps point at a buffer filled with the input zero point), depthwise 3x3 /
-// 5x5 the dwconv "up" kernels. Arithmetic (fp32 requantization, semantics.md §6): int32 accumulator
-// with the input zero point folded into the packed bias; scale[n] = input_scale * kernel_scale[n] /
-// output_scale in float32; v = float(acc) * scale[n] clamped to [output_min - zp, output_max - zp],
-// rounded half to even, + output zero point. Kernel (weight) zero point: 0, always.
+// 5x5 the dwconv "up" kernels. Arithmetic (fp32 requantization, docs/semantics.md §6): int32
+// accumulator with the input zero point folded into the packed bias; scale[n] = input_scale *
+// kernel_scale[n] / output_scale in float32; v = float(acc) * scale[n] clamped to
+// [output_min - zp, output_max - zp], rounded half to even, + output zero point. Kernel (weight)
+// zero point: 0, always.
 //
 // Compiled only when CMake found XNNPACK (QPARITY_PEER_HAVE_XNNPACK); this header does not include
 // xnnpack.h.

@@ -9,8 +9,8 @@
 // over M pixels: XNNPACK lowers a 1x1, stride-1, unpadded convolution to the same GEMM
 // micro-kernels, with the per-channel scales packed next to the weights.
 //
-// Arithmetic (both operators, fp32 requantization; semantics.md §6): int32 accumulator with the
-// input zero point folded into the packed bias; scale[n] = input_scale * kernel_scale[n] /
+// Arithmetic (both operators, fp32 requantization; docs/semantics.md §6): int32 accumulator with
+// the input zero point folded into the packed bias; scale[n] = input_scale * kernel_scale[n] /
 // output_scale in float32; v = float(acc) * scale[n] clamped to [output_min - zp, output_max - zp],
 // rounded half to even, + output zero point. Kernel (weight) zero point: 0, always.
 //

@@ -1,7 +1,7 @@
 // Accumulator models: how a dot product sum_i (a_i - a_zp) * (b_i - b_zp) + bias is formed.
 //
 // Integer systems agree on the exact value and differ only when an intermediate overflows or
-// saturates (semantics.md §17): TFLite/gemmlowp/ruy/XNNPACK/CMSIS-NN wrap an int32; TOSA and
+// saturates (docs/semantics.md §17): TFLite/gemmlowp/ruy/XNNPACK/CMSIS-NN wrap an int32; TOSA and
 // TFLite 16x8 use 48/64-bit accumulators; NPUs have accumulators of implementation-defined depth
 // that saturate or wrap; x86 without VNNI sums u8*s8 pairs with int16 saturation (VPMADDUBSW).
 // Each model is a type with
@@ -153,7 +153,7 @@ struct WrappingAccumulator {
 };
 
 /// x86 VPMADDUBSW accumulation (AVX2 / AVX-512BW without VNNI), as oneDNN uses it
-/// (doc/advanced/int8_computations.md; semantics.md §9, §17):
+/// (doc/advanced/int8_computations.md; docs/semantics.md §9, §17):
 ///   ua_i = a_i + 128 if the activations are int8 (oneDNN's s8 -> u8 shift), else a_i;
 ///   pairs  p_j = saturate_int16(ua_{2j} * b_{2j} + ua_{2j+1} * b_{2j+1})   (b raw int8; an odd
 ///          k is padded with a zero pair element);

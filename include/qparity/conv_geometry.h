@@ -1,7 +1,7 @@
 // The spatial geometry of 2-D convolutions (conv2d and depthwise conv2d), in TFLite's vocabulary:
 // kernel size, strides, dilations and padding, and how they determine the output size and the
 // top/left padding (tensorflow/lite/kernels/padding.h ComputePaddingHeightWidth,
-// tensorflow/lite/kernels/internal/types.h; semantics.md §3.4).
+// tensorflow/lite/kernels/internal/types.h; docs/semantics.md §3.4).
 //
 //   effective kernel   ek = (k - 1) * dilation + 1
 //   VALID              out = (in - ek) / stride + 1          (requires in >= ek), no padding

@@ -1,7 +1,7 @@
 // Scalar fixed-point primitives: the building blocks every rounding policy is written from.
 //
 // Each function is the normative definition of one hardware or library operation, written from
-// its specification (sources cited per function; see also ../shared/semantics.md §2). They are
+// its specification (sources cited per function; see also docs/semantics.md §2). They are
 // constexpr, standard C++17, free of undefined behaviour for every argument in their stated
 // domain, and independent of the compiler's choice for signed overflow: wrapping steps go through
 // unsigned arithmetic explicitly.
@@ -23,7 +23,7 @@ static_assert(static_cast<std::int32_t>(0x80000000u) == std::numeric_limits<std:
 inline constexpr std::int32_t kInt32Min = std::numeric_limits<std::int32_t>::min();
 inline constexpr std::int32_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
-/// Tie rules of a rounding division by 2^k. Names follow semantics.md §0.
+/// Tie rules of a rounding division by 2^k. Names follow docs/semantics.md §0.
 enum class TieRule : std::uint8_t {
   kHalfUp,             ///< HU: ties toward +infinity, floor(v + 1/2).  2.5 -> 3, -2.5 -> -2
   kHalfAwayFromZero,   ///< HAZ: ties away from zero.                     2.5 -> 3, -2.5 -> -3
@@ -65,8 +65,8 @@ constexpr std::int64_t clamp_i64(std::int64_t v, std::int64_t lo, std::int64_t h
 /// Written as gemmlowp writes it: p = a*b exactly; nudge = 2^30 if p >= 0 else 1 - 2^30;
 /// result = (p + nudge) / 2^31 with C's truncating division; the single overflowing case
 /// a == b == INT32_MIN saturates to INT32_MAX.
-/// Closed form (semantics.md §2.1, tested exhaustively): floor((a*b + 2^30) / 2^31), i.e. ties go
-/// toward +infinity (HU), NOT away from zero: srdhm(2^30, 1) = 1 but srdhm(-2^30, 1) = 0.
+/// Closed form (docs/semantics.md §2.1, tested exhaustively): floor((a*b + 2^30) / 2^31), i.e. ties
+/// go toward +infinity (HU), NOT away from zero: srdhm(2^30, 1) = 1 but srdhm(-2^30, 1) = 0.
 constexpr std::int32_t saturating_rounding_doubling_high_mul(std::int32_t a,
                                                              std::int32_t b) noexcept {
   if (a == kInt32Min && b == kInt32Min) return kInt32Max;

@@ -1,10 +1,10 @@
 // Multiplier derivation: how each system turns a real (effective) scale into integer parameters.
 //
 // The same real scale yields different integer parameters in different systems, and that alone
-// changes output bits (semantics.md §3.1, §5.3, §6.1, §10, §11.6, §11.8). Every function here is
-// the normative re-statement of one system's derivation.
+// changes output bits (docs/semantics.md §3.1, §5.3, §6.1, §10, §11.6, §11.8). Every function here
+// is the normative re-statement of one system's derivation.
 //
-// Representation (TFLite convention, semantics.md §0): a `QuantizedMultiplier{m, shift}` with
+// Representation (TFLite convention, docs/semantics.md §0): a `QuantizedMultiplier{m, shift}` with
 // `fraction_bits` = 31 stands for the real value m * 2^(shift - 31); with `fraction_bits` = 15
 // (Q15) for m * 2^(shift - 15). shift > 0 means a left shift.
 #pragma once
@@ -34,7 +34,7 @@ enum class TfliteBuild : std::uint8_t {
 };
 
 /// TFLite `QuantizeMultiplier(double, int32_t*, int*)` (tflite/kernels/internal/quantization_util.cc,
-/// float path; semantics.md §3.1, vectors §11.8):
+/// float path; docs/semantics.md §3.1, vectors §11.8):
 ///   (q, e) = frexp(m), q in [0.5, 1);  M = round_half_away(q * 2^31);
 ///   if M == 2^31 { M = 2^30; e += 1 }           (mantissa rounded up to 1.0)
 ///   if e < -31  { M = 0; e = 0 }                (TFLite: "flush denormals to zero")
@@ -64,8 +64,8 @@ inline QuantizedMultiplier quantize_multiplier_tflite(double real_multiplier,
   return QuantizedMultiplier{static_cast<std::int32_t>(q_fixed), exponent};
 }
 
-/// XNNPACK `rndnu` parameters (src/microparams-init.c, requantization.h; semantics.md §6.1): the
-/// multiplier is the exact float32 scale, i.e. its 24-bit mantissa with the hidden bit,
+/// XNNPACK `rndnu` parameters (src/microparams-init.c, requantization.h; docs/semantics.md §6.1):
+/// the multiplier is the exact float32 scale, i.e. its 24-bit mantissa with the hidden bit,
 /// M24 in [2^23, 2^24), and right shift s = 150 - biased_exponent. Returned in Q31 form as
 /// {M24 << 7, shift = biased_exponent - 126}, which denotes exactly the same real value, so the
 /// single-rounding policies reproduce `(acc * M24 + 2^(s-1)) >> s` bit for bit.
@@ -83,7 +83,7 @@ inline QuantizedMultiplier quantize_multiplier_float_mantissa(float scale) {
 }
 
 /// TFLite's reduction of a Q31 multiplier to Q15 for its int64-input `MultiplyByQuantizedMultiplier`
-/// (int16x8 ops, both builds; also CMSIS-NN `REDUCE_MULTIPLIER`; semantics.md §3.3):
+/// (int16x8 ops, both builds; also CMSIS-NN `REDUCE_MULTIPLIER`; docs/semantics.md §3.3):
 ///   rm = M < 0x7FFF0000 ? (M + 2^15) >> 16 : 0x7FFF        (half-up, capped)
 /// The shift is unchanged: real = rm * 2^(shift - 15).
 inline QuantizedMultiplier reduce_multiplier_q31_to_q15(QuantizedMultiplier q31) {
@@ -94,7 +94,7 @@ inline QuantizedMultiplier reduce_multiplier_q31_to_q15(QuantizedMultiplier q31)
 }
 
 /// MLIR-TOSA 16-bit `computeMultiplierAndShift` (mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp;
-/// semantics.md §5.3, vectors §11.6): rounds the double mantissa directly to Q15,
+/// docs/semantics.md §5.3, vectors §11.6): rounds the double mantissa directly to Q15,
 ///   (q, e) = frexp(m); rm = round_half_away(q * 2^15); if rm == 2^15 { rm = 2^14; e += 1 }
 /// Result {rm, shift = e}: real = rm * 2^(e - 15); TOSA's own shift attribute is 15 - e.
 /// This can differ by 1 from reduce_multiplier_q31_to_q15(quantize_multiplier_tflite(m)), which
@@ -111,8 +111,8 @@ inline QuantizedMultiplier quantize_multiplier_q15_direct(double real_multiplier
   return QuantizedMultiplier{rm, exponent};
 }
 
-/// FBGEMM `ChooseRequantizationMultiplier` (src/QuantUtils.cc; semantics.md §10): normalise the
-/// real multiplier into [0.5, 1] by doubling/halving (tracking a right shift starting at 31),
+/// FBGEMM `ChooseRequantizationMultiplier` (src/QuantUtils.cc; docs/semantics.md §10): normalise
+/// the real multiplier into [0.5, 1] by doubling/halving (tracking a right shift starting at 31),
 /// q = nearbyint(real * 2^31) (round half to EVEN, in double), and if q == 2^31 halve it.
 /// Returned in TFLite convention: shift = 31 - right_shift.
 inline QuantizedMultiplier quantize_multiplier_fbgemm(double real_multiplier) {

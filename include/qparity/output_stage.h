@@ -1,5 +1,5 @@
 // The output stage after the rounding core: output zero point, activation clamp and the
-// saturating cast to the output type (semantics.md §2.4, §3.5, §6.1, §6.4, §9, §19 items 4 and 7).
+// saturating cast to the output type (docs/semantics.md §2.4, §3.5, §6.1, §6.4, §9, §19.4, §19.7).
 //
 // Integer systems (TFLite, CMSIS-NN, TOSA, gemmlowp) add the zero point to the int32 result, clamp
 // to [qmin, qmax] and cast. XNNPACK/ORT/FBGEMM clamp in float to [qmin - zp, qmax - zp], round,

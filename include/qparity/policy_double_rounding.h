@@ -1,5 +1,5 @@
 // Double-rounding policies: a rounding Q31 high multiply, then a rounding right shift.
-// (semantics.md §1, §2.1-2.3, §3.2, §4, vectors §11.1-11.5)
+// (docs/semantics.md §1, §2.1-2.3, §3.2, §4, vectors §11.1-11.5)
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Float32 requantization policies (semantics.md §1, §6.1, §8, §9, §10, vectors §11.7).
+// Float32 requantization policies (docs/semantics.md §1, §6.1, §8, §9, §10, vectors §11.7).
 //
 // These reproduce IEEE float32 arithmetic step by step: int32 -> float conversion rounds to
 // nearest even (inexact above 2^24), each product and sum rounds to nearest even, and the final

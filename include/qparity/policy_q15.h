@@ -1,5 +1,5 @@
 // Q15: single rounding with a 16-bit multiplier on a wide (48-bit) accumulator
-// (semantics.md §3.3, §5.1 apply_scale_16, §7 arm_nn_requantize_s64, vectors §11.6).
+// (docs/semantics.md §3.3, §5.1 apply_scale_16, §7 arm_nn_requantize_s64, vectors §11.6).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Single-rounding policies: the exact product acc * multiplier divided by 2^(31 - shift) and
-// rounded once, with a selectable tie rule (semantics.md §1, §2.3, §3.2, §4, §6.1, §7, §14).
+// rounded once, with a selectable tie rule (docs/semantics.md §1, §2.3, §3.2, §4, §6.1, §7, §14).
 #pragma once
 
 #include <cstdint>
@@ -102,7 +102,8 @@ using FloorRounding = SingleRounding<TieRule::kFloor>;
 /// left shift applied to the accumulator *before* the multiply, in int32 (wrapping).
 ///
 /// Formula (TFLite SR-build `MultiplyByQuantizedMultiplier4Rows`, ruy kernel_arm64.cc since
-/// 2021-02, CMSIS-NN MVE `arm_requantize_mve` single-rounding branch; semantics.md §3.2, §11.5):
+/// 2021-02, CMSIS-NN MVE `arm_requantize_mve` single-rounding branch; docs/semantics.md §3.2,
+/// §11.5):
 ///   right = min(-1, shift); left = shift - right     (left = shift + 1 when shift >= 0, else 0)
 ///   x' = acc * 2^left (int32, wrapping);  t = SQDMULH(x', M) = floor(x' * M / 2^31);
 ///   y  = floor((t + 2^(-right-1)) / 2^(-right))      (SRSHL, unbounded precision, HU)

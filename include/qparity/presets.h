@@ -1,4 +1,4 @@
-// Presets: named configurations that reproduce real systems (semantics.md §19, "Presets").
+// Presets: named configurations that reproduce real systems (docs/semantics.md §19.9, "Presets").
 //
 // A preset fixes every axis that changes output bits: the rounding core, how the multiplier is
 // derived from the real scale, how scales are composed, how activation bounds are quantized, and
@@ -8,7 +8,7 @@
 // The NPU family ("npu-<tie>-<precision>-<accumulator>", e.g. npu-he-q15-int32) covers single
 // rounding with a chosen tie rule (hu, haz, he, tz, fl), multiplier precision (q31, q15, f24 =
 // float32 mantissa) and accumulator (int32, int64, satN, wrapN). `npu-verisilicon` is an alias of the best
-// current hypothesis for the VeriSilicon VIPNano NPU (semantics.md §14): it is NOT verified.
+// current hypothesis for the VeriSilicon VIPNano NPU (docs/semantics.md §14): it is NOT verified.
 #pragma once
 
 #include <cstdint>
@@ -133,11 +133,12 @@ QPARITY_PRESET_LIST(QPARITY_DEFINE_PRESET_TYPE)
 enum class NpuMultiplierPrecision : std::uint8_t { kQ31, kQ15, kFloat24 };
 
 /// The name of the best current hypothesis for the VeriSilicon NPU, and what it expands to.
-/// Hypothesis (semantics.md §14, UNVERIFIED): one rounding and a 16-bit multiplier with a 48-bit
-/// intermediate (the vendor's explanation in tflite-vx-delegate issue #210, as quoted in the
-/// project brief; semantics.md §14.2 could retrieve only its first lines), ties to even (TIM-VX's
-/// default RoundingPolicy RTNE, never overridden by the VX delegate), the Q15 multiplier rounded
-/// directly from the scale, and an int32 accumulator. Use `qparity identify` (probe set of §14.3) to measure it.
+/// Hypothesis (docs/semantics.md §14, UNVERIFIED): one rounding and a 16-bit multiplier with a
+/// 48-bit intermediate (the vendor's explanation in tflite-vx-delegate issue #210, as quoted in the
+/// project brief; docs/semantics.md §14.2 could retrieve only its first lines), ties to even
+/// (TIM-VX's default RoundingPolicy RTNE, never overridden by the VX delegate), the Q15 multiplier
+/// rounded directly from the scale, and an int32 accumulator. Use `qparity identify` (probe set of
+/// §14.3) to measure it.
 inline constexpr const char* kNpuVerisiliconName = "npu-verisilicon";
 inline constexpr const char* kNpuVerisiliconExpansion = "npu-he-q15-int32";
 
@@ -169,7 +170,7 @@ inline Preset make_npu_preset(TieRule tie, NpuMultiplierPrecision precision, Acc
   p.name = std::string("npu-") + tie_name + "-" + prec_name + "-" + to_string(acc);
   p.description = std::string("NPU family: single rounding, ties ") + tie_name + ", " + prec_name +
                   " multiplier, " + to_string(acc) + " accumulator";
-  p.source = "hypothesis family, semantics.md §14 (OpenVX vx_khr_nn.h round policies, TIM-VX "
+  p.source = "hypothesis family, docs/semantics.md §14 (OpenVX vx_khr_nn.h round policies, TIM-VX "
              "include/tim/vx/types.h)";
   return p;
 }
@@ -213,7 +214,7 @@ inline const std::vector<Preset>& named_presets() {
     npu.description = std::string("VeriSilicon NPU, best current hypothesis (UNVERIFIED) = ") +
                       kNpuVerisiliconExpansion + ": one rounding, ties to even, Q15 multiplier";
     npu.source = "VeriSilicon/tflite-vx-delegate issue #210; VeriSilicon/TIM-VX "
-                 "include/tim/vx/operation.h (RTNE default); semantics.md §14";
+                 "include/tim/vx/operation.h (RTNE default); docs/semantics.md §14";
     t.push_back(npu);
     return t;
   }();

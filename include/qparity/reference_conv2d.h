@@ -2,7 +2,7 @@
 // convolution kernel is tested against, for every rounding core and accumulator model.
 //
 // TFLite CONV_2D (tensorflow/lite/kernels/internal/reference/integer_ops/conv.h ConvPerChannel;
-// semantics.md §3.4) and DEPTHWISE_CONV_2D (.../integer_ops/depthwise_conv.h):
+// docs/semantics.md §3.4) and DEPTHWISE_CONV_2D (.../integer_ops/depthwise_conv.h):
 //   out[b][y][x][oc] = clamp(requant(sum_taps (in[b][iy][ix][ic] - in_zp) * (w[..] - w_zp[oc])
 //                                    + bias[oc]) + out_zp, act_min, act_max)
 //

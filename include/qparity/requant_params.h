@@ -2,7 +2,7 @@
 //
 // A *rounding core* maps an accumulator (int32, or int64 for wide accumulators) to an int32
 // "requantized value before the output zero point". It is the part of requantization that
-// differs between systems given the same integer parameters (semantics.md §1). Each core is a
+// differs between systems given the same integer parameters (docs/semantics.md §1). Each core is a
 // policy type (policy_*.h) whose static `requantize` is the normative scalar definition; this
 // header gives the run-time names and the shared parameter record.
 #pragma once

@@ -1,6 +1,6 @@
 // Scale composition: how each system combines input, weight and output scales into the effective
-// requantization scale (semantics.md §3.1, §6.3, §8, §9, §10, §19.1). The same three float scales
-// give different effective scales (different bits) depending on precision and order.
+// requantization scale (docs/semantics.md §3.1, §6.3, §8, §9, §10, §19.1). The same three float
+// scales give different effective scales (different bits) depending on precision and order.
 #pragma once
 
 #include <cstdint>

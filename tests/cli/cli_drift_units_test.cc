@@ -355,7 +355,8 @@ TEST(ProgressBar, LineAndEnablement) {
 
 // ---- probe set and identify ---------------------------------------------------------------------------------
 
-// The groups of design presets the probe cannot separate, and why (semantics.md and presets.h):
+// The groups of design presets the probe cannot separate, and why (docs/semantics.md and
+// presets.h):
 //  * tflite-reference, gemmlowp, cmsis-nn, tosa-double: the same definition (DR-AZ, TFLite Q31,
 //    double composition, int32) — different sources, one arithmetic.
 //  * tflite-single, cmsis-nn-single, tosa-single, npu-hu-q31-int32: SR-UP with a Q31 multiplier;

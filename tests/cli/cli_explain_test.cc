@@ -29,7 +29,7 @@ std::string row_of(const std::string& out, const std::string& preset) {
 }
 
 TEST(CliExplain, ReadmeExampleDoubleRoundingOnANonTie) {
-  // semantics.md §11.2: scale 0.0037, acc 135 -> DR-AZ 1, SR-UP 0 (exact 0.4995).
+  // docs/semantics.md §11.2: scale 0.0037, acc 135 -> DR-AZ 1, SR-UP 0 (exact 0.4995).
   const CliResult r = run_cli({"explain", "135", "--scale", "0.0037"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
@@ -102,7 +102,7 @@ TEST(CliExplain, TruncationAndFloor) {
 }
 
 TEST(CliExplain, FloatProductLandsOnATie) {
-  // semantics.md §11.7: scale 12350672 * 2^-32 (= M 1580886016, shift -8), acc -25212:
+  // docs/semantics.md §11.7: scale 12350672 * 2^-32 (= M 1580886016, shift -8), acc -25212:
   // exact -72.500003, float product -72.5 -> F32 -72, exact nearest -73.
   const CliResult r = run_cli({"explain", "-25212", "--multiplier", "1580886016", "--shift", "-8",
                                "--presets", "xnnpack-fp32,tflite-single,npu-he-q31-int32"});
@@ -117,7 +117,7 @@ TEST(CliExplain, FloatProductLandsOnATie) {
 }
 
 TEST(CliExplain, FloatConversionLandsOnATie) {
-  // semantics.md §11.7: acc 2^24 + 1, scale 2^-25: float(acc) = 2^24, product 0.5 -> F32 0.
+  // docs/semantics.md §11.7: acc 2^24 + 1, scale 2^-25: float(acc) = 2^24, product 0.5 -> F32 0.
   const CliResult r = run_cli({"explain", "16777217", "--multiplier", "1073741824", "--shift",
                                "-24", "--presets", "xnnpack-fp32,tflite-reference"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -128,7 +128,7 @@ TEST(CliExplain, FloatConversionLandsOnATie) {
 }
 
 TEST(CliExplain, PreShiftWrapAndResultWrap) {
-  // semantics.md §11.3: acc 3, M 2^30, shift 30: DR wraps 3 << 30; SR is exact 1610612736.
+  // docs/semantics.md §11.3: acc 3, M 2^30, shift 30: DR wraps 3 << 30; SR is exact 1610612736.
   CliResult r = run_cli({"explain", "3", "--multiplier", "1073741824", "--shift", "30"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(result_of(r.out, "tflite-reference"), "-536870912");
@@ -147,7 +147,7 @@ TEST(CliExplain, PreShiftWrapAndResultWrap) {
   EXPECT_EQ(result_of(r.out, "tflite-single"), "-2147483648");
   EXPECT_TRUE(contains(row_of(r.out, "tflite-single"), "int32 wrap of result"));
 
-  // semantics.md §11.5: the NEON pre-shift by shift+1 wraps one bit earlier.
+  // docs/semantics.md §11.5: the NEON pre-shift by shift+1 wraps one bit earlier.
   r = run_cli({"explain", "1073741824", "--multiplier", "1073741824", "--shift", "0", "--presets",
                "ruy-arm,tflite-single"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -157,7 +157,7 @@ TEST(CliExplain, PreShiftWrapAndResultWrap) {
 }
 
 TEST(CliExplain, ZeroPointInsideVersusAfterRounding) {
-  // semantics.md §11.7: scale 0.5, acc 1, zp 1: F32 0 + 1 = 1, F32-ZPF RNE(1.5) = 2, SR-UP 2.
+  // docs/semantics.md §11.7: scale 0.5, acc 1, zp 1: F32 0 + 1 = 1, F32-ZPF RNE(1.5) = 2, SR-UP 2.
   const CliResult r = run_cli({"explain", "1", "--scale", "0.5", "--zero-point", "1", "--presets",
                                "xnnpack-fp32,onednn,tflite-single,tflite-reference"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

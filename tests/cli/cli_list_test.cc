@@ -117,7 +117,7 @@ TEST(CliList, CoresShowsEveryCoreWithItsTieResults) {
         << qparity::to_string(core) << "\n"
         << r.out;
   }
-  // Columns +2.5 -2.5 +1.5 -1.5 +0.5 -0.5 +0.75 -0.75 (semantics.md §11.1 rows; -0.75 is
+  // Columns +2.5 -2.5 +1.5 -1.5 +0.5 -0.5 +0.75 -0.75 (docs/semantics.md §11.1 rows; -0.75 is
   // DR-UP's double-rounding artefact: SRDHM makes -0.5 of -0.75, and SRSHL rounds it up to 0).
   const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
       {"DR-AZ", {"3", "-3", "2", "-2", "1", "-1", "1", "-1"}},

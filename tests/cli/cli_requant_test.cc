@@ -1,5 +1,5 @@
-// `qparity requant` end to end: the documented vectors of semantics.md §11 for several presets,
-// agreement with the reference policies on random input, input format, and error handling.
+// `qparity requant` end to end: the documented vectors of docs/semantics.md §11 for several
+// presets, agreement with the reference policies on random input, input format, and error handling.
 #include <cstdint>
 #include <ostream>
 #include <random>
@@ -24,7 +24,7 @@ bool contains(const std::string& text, const std::string& needle) {
 constexpr std::int64_t kM30 = 1073741824;  // 2^30: Q31 encoding of 0.5
 constexpr std::int64_t kMMax = 2147483647;
 
-// The presets whose rounding core is the column of semantics.md §11.1 / §11.3.
+// The presets whose rounding core is the column of docs/semantics.md §11.1 / §11.3.
 // DR, UU, SR, AZ, RNE, TZ, FL, F32.
 const std::vector<std::string> kColumnPresets = {
     "tflite-reference", "ruy-x86",          "tflite-single",    "npu-haz-q31-int32",
@@ -35,7 +35,7 @@ struct VectorRow {
   std::vector<std::string> expected;  ///< per kColumnPresets; "" = not documented, not checked
 };
 
-// semantics.md §11.1 (ties and near-ties, exact power-of-two scales) and §11.3 (extremes).
+// docs/semantics.md §11.1 (ties and near-ties, exact power-of-two scales) and §11.3 (extremes).
 const std::vector<VectorRow> kVectors = {
     {5, kM30, 0, {"3", "3", "3", "3", "2", "2", "2", "2"}},
     {-5, kM30, 0, {"-2", "-2", "-2", "-3", "-2", "-2", "-3", "-2"}},
@@ -97,7 +97,7 @@ const std::vector<VectorRow> kVectors = {
 };
 
 TEST(CliRequant, SemanticsVectorsTiesAndExtremes) {
-  std::string input = "# acc,multiplier,shift (semantics.md 11.1 and 11.3)\n";
+  std::string input = "# acc,multiplier,shift (docs/semantics.md 11.1 and 11.3)\n";
   for (const VectorRow& row : kVectors) {
     input += fmt::format("{},{},{}\n", row.acc, row.multiplier, row.shift);
   }
@@ -116,8 +116,9 @@ TEST(CliRequant, SemanticsVectorsTiesAndExtremes) {
   }
 }
 
-// semantics.md §11.2: double-rounding discrepancies on non-tie values, parameters from TFLite's
-// QuantizeMultiplier; both as explicit (M, shift) and derived by the presets from the scale.
+// docs/semantics.md §11.2: double-rounding discrepancies on non-tie values, parameters from
+// TFLite's QuantizeMultiplier; both as explicit (M, shift) and derived by the presets from the
+// scale.
 TEST(CliRequant, SemanticsVectorsDoubleRoundingOnNonTies) {
   struct Row {
     const char* scale;
@@ -158,7 +159,7 @@ TEST(CliRequant, SemanticsVectorsDoubleRoundingOnNonTies) {
   }
 }
 
-// semantics.md §11.5: SQDMULH + SRSHL with the pre-shift by shift+1 (ruy ARM) vs scalar SR.
+// docs/semantics.md §11.5: SQDMULH + SRSHL with the pre-shift by shift+1 (ruy ARM) vs scalar SR.
 TEST(CliRequant, SemanticsVectorsNeonPreShift) {
   const std::string input =
       "1073741824,1073741824,0\n2147483647,1073741824,0\n-2147483648,1073741824,0\n"
@@ -172,7 +173,7 @@ TEST(CliRequant, SemanticsVectorsNeonPreShift) {
             (std::vector<std::string>{"536870912", "1073741824", "-1073741824", "536870912"}));
 }
 
-// semantics.md §11.6: Q15 (TFLite int16x8) vs full Q31 single rounding, scale 0.0123456789.
+// docs/semantics.md §11.6: Q15 (TFLite int16x8) vs full Q31 single rounding, scale 0.0123456789.
 TEST(CliRequant, SemanticsVectorsQ15) {
   const std::string by_multiplier =
       "118786,1696777188,-6\n490979,1696777188,-6\n625602,1696777188,-6\n";

@@ -1,4 +1,4 @@
-// Accumulator models (accumulator.h) on crafted cases (semantics.md §9, §17).
+// Accumulator models (accumulator.h) on crafted cases (docs/semantics.md §9, §17).
 #include <cstdint>
 #include <vector>
 

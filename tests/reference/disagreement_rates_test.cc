@@ -1,4 +1,4 @@
-// How often the policies disagree on random data: semantics.md §12.
+// How often the policies disagree on random data: docs/semantics.md §12.
 // x uniform in [-2^16, 2^16), M uniform in [2^30, 2^31), shift = -R; the F32 column uses a 24-bit
 // multiplier (M = M24 << 7) so that F32 and SR-UP see the same exact scale. A fixed seed makes the
 // test deterministic; the tolerance is 5 binomial standard deviations plus the rounding of the

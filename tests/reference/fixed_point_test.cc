@@ -1,5 +1,5 @@
 // Scalar fixed-point primitives (fixed_point.h) against independent models written from
-// semantics.md §2 (SRDHM §2.1, RDBPOT §2.2, SRSHL/SQDMULH §2.3) using __int128 arithmetic.
+// docs/semantics.md §2 (SRDHM §2.1, RDBPOT §2.2, SRSHL/SQDMULH §2.3) using __int128 arithmetic.
 #include <cstdint>
 #include <vector>
 

@@ -4,7 +4,8 @@
 // The other side is gemmlowp's own scalar code from the Debian package (libgemmlowp-dev,
 // /usr/include/gemmlowp/fixedpoint/fixedpoint.h): gemmlowp::SaturatingRoundingDoublingHighMul and
 // gemmlowp::RoundingDivideByPOT, and DR-AZ composed from them exactly as TFLite's
-// MultiplyByQuantizedMultiplier does: RDBPOT(SRDHM(x * 2^L wrapping, M), R) (semantics.md §3.2).
+// MultiplyByQuantizedMultiplier does: RDBPOT(SRDHM(x * 2^L wrapping, M), R)
+// (docs/semantics.md §3.2).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // gemmlowp cross-check, QUICK (label unit): the same comparisons as gemmlowp_crosscheck_test.cc
 // on a strided subset of the int32 inputs (runs of 64 consecutive values every 65521, plus dense
-// windows around 0, ±2^29, ±2^30 and the int32 extremes). semantics.md §2.1, §2.2, §3.2.
+// windows around 0, ±2^29, ±2^30 and the int32 extremes). docs/semantics.md §2.1, §2.2, §3.2.
 #include <gtest/gtest-spi.h>
 
 #include "gemmlowp_crosscheck.h"

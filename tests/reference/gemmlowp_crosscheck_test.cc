@@ -2,7 +2,7 @@
 // rounding_divide_by_pot and DR-AZ policy against gemmlowp's own scalar
 // SaturatingRoundingDoublingHighMul / RoundingDivideByPOT (Debian libgemmlowp-dev) for ALL 2^32
 // int32 inputs, one GoogleTest case per parameter so that `ctest -j` runs them in parallel.
-// semantics.md §2.1, §2.2, §3.2, §13.
+// docs/semantics.md §2.1, §2.2, §3.2, §13.
 #include "gemmlowp_crosscheck.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Golden vectors: every row and every column of the test-vector tables of semantics.md §11,
+// Golden vectors: every row and every column of the test-vector tables of docs/semantics.md §11,
 // checked against the corresponding policy, multiplier derivation or scale composition.
 //
 // Column legend (§11): DR = DoubleRoundingAwayFromZero, UU = DoubleRoundingUpward,

@@ -1,5 +1,5 @@
 // Output stage (output_stage.h): zero point, clamp and saturating cast after the rounding core
-// (semantics.md §2.4, §3.5, §6.1, §6.4, §9, §19 items 4 and 7).
+// (docs/semantics.md §2.4, §3.5, §6.1, §6.4, §9, §19.4, §19.7).
 #include <cmath>
 #include <cstdint>
 #include <limits>

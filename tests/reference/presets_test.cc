@@ -1,5 +1,5 @@
-// Presets (presets.h): every named preset resolves and has the axes semantics.md §19 assigns it;
-// the NPU family parses and rejects names; derive_requant_params per preset equals the explicit
+// Presets (presets.h): every named preset resolves and has the axes docs/semantics.md §19.9 assigns
+// it; the NPU family parses and rejects names; derive_requant_params per preset equals the explicit
 // composition + derivation written out in the test.
 #include <cmath>
 #include <cstdint>
@@ -26,8 +26,8 @@ struct ExpectedPreset {
   int bits;
 };
 
-// Written from semantics.md §19 ("Presets that the sources above pin down exactly") and §3-§10,
-// §14 (npu-verisilicon hypothesis as documented in presets.h).
+// Written from docs/semantics.md §19.9 ("Presets that the sources above pin down exactly") and
+// §3-§10, §14 (npu-verisilicon hypothesis as documented in presets.h).
 const ExpectedPreset kExpected[] = {
     {"tflite-reference", RoundingCore::kDoubleRoundingAwayFromZero, MultiplierDerivation::kTfliteDoubleBuild,
      ScaleComposition::kDouble, ClampDerivation::kTflite, AccumulatorKind::kInt32, 32},

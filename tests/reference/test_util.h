@@ -1,5 +1,5 @@
 // Test-only helpers for the reference (oracle) tests: parameter builders and small, independent
-// models written from semantics.md (never from the headers under test).
+// models written from docs/semantics.md (never from the headers under test).
 #pragma once
 
 #include <cmath>
@@ -34,7 +34,7 @@ inline RequantParams F32(float scale) {
   return p;
 }
 
-/// The F32 column of semantics.md §11: scale = float(M * 2^(shift - 31)) (M * 2^k is exact in
+/// The F32 column of docs/semantics.md §11: scale = float(M * 2^(shift - 31)) (M * 2^k is exact in
 /// double, then one RNE to float).
 inline RequantParams F32FromQ31(std::int32_t multiplier, std::int32_t shift) {
   return F32(static_cast<float>(std::ldexp(static_cast<double>(multiplier), shift - 31)));
@@ -52,7 +52,7 @@ __extension__ typedef __int128 i128;  // __extension__: silences -Wpedantic
 inline i128 FloorDivPow2(i128 n, int k) { return k == 0 ? n : (n >> k); }
 
 /// Rounds n / 2^k (k >= 1) to an integer with the named tie rule; the rule names follow
-/// semantics.md §0 (HU, HAZ, HE, TZ, FL). Written from the definitions, by comparing twice the
+/// docs/semantics.md §0 (HU, HAZ, HE, TZ, FL). Written from the definitions, by comparing twice the
 /// remainder with the divisor.
 enum class Tie { HU, HAZ, HE, TZ, FL };
 inline i128 RoundDivPow2(i128 n, int k, Tie tie) {
@@ -82,7 +82,7 @@ inline std::int32_t Wrap32(i128 v) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
 }
 
-// ---- TOSA helpers, written from semantics.md §5.1 (scale_helpers.tosac) --------------------
+// ---- TOSA helpers, written from docs/semantics.md §5.1 (scale_helpers.tosac) --------------------
 
 /// apply_scale_32(value, multiplier, shift, double_round). REQUIRE: multiplier >= 0,
 /// 2 <= shift <= 62, -2^(shift-1) <= value < 2^(shift-1). Returns the int64 result of the

@@ -1,5 +1,5 @@
-// TOSA equivalences (semantics.md §5.1, §3.3, §13), with TOSA's helpers written independently in
-// the test (test_util.h, from scale_helpers.tosac as restated in §5.1):
+// TOSA equivalences (docs/semantics.md §5.1, §3.3, §13), with TOSA's helpers written independently
+// in the test (test_util.h, from scale_helpers.tosac as restated in §5.1):
 //  * apply_scale_32(double_round = true)  == DR-AZ  on TOSA's REQUIRE domain
 //  * apply_scale_32(double_round = false) == SR-UP  on TOSA's REQUIRE domain
 //    (TOSA multiplier = M, TOSA shift = 31 - shift_tflite)

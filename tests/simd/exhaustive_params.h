@@ -1,9 +1,9 @@
 // The 16 parameter sets per rounding core that the exhaustive tests run over all accumulators.
 //
 // Fixed-point cores (DR-*, SR-*, TRUNC, FLOOR): shift extremes -31 and 30, -1 and 0; multipliers
-// 0, 1, 2^30 (power of two: exact ties) and 2^31 - 1; realistic TFLite multipliers (semantics.md
-// §11.2, §11.8); left shifts that make the pre-shift wrap (DR-*, SR-UP-NEON) and results that wrap
-// mod 2^32 (SR-* with shift > 0).
+// 0, 1, 2^30 (power of two: exact ties) and 2^31 - 1; realistic TFLite multipliers
+// (docs/semantics.md §11.2, §11.8); left shifts that make the pre-shift wrap (DR-*, SR-UP-NEON) and
+// results that wrap mod 2^32 (SR-* with shift > 0).
 // Q15: its own range, multiplier [0, 32767] and shift [-47, 13], same kinds of values.
 // F32 / F32-ZPF: exact power-of-two scales (ties), realistic float-composed scales (§11.6), tiny
 // and huge scales (products that overflow int32 and float), biases and post-scales of oneDNN's

@@ -7,7 +7,7 @@
 //    per-channel, random zero points and clamps, checks every ISA in supported_isas() and the
 //    dispatching entry against the header reference, and that nothing outside the destination
 //    elements is written.
-//  * Vectors.*: literal expected values from semantics.md §11 on every ISA (independent of the
+//  * Vectors.*: literal expected values from docs/semantics.md §11 on every ISA (independent of the
 //    reference), and gemmlowp's own fixedpoint.h as a second oracle for DR-AZ when available.
 //  * Dispatch.*: the dispatching entry equals the forced-ISA entry; set_isa_mask_for_testing
 //    selects the active ISA; the QPARITY_ISA cap, tested by re-running this binary in a child
@@ -342,7 +342,7 @@ void expect_all_isas(RoundingCore core, const RequantParams& p, std::int32_t acc
 }
 
 TEST(Vectors, TiesWithPowerOfTwoScales) {
-  // semantics.md §11.1: x, shift (M = 2^30), then DR, UU, SR, AZ, RNE, TZ, FL, F32.
+  // docs/semantics.md §11.1: x, shift (M = 2^30), then DR, UU, SR, AZ, RNE, TZ, FL, F32.
   struct Row {
     std::int32_t x, shift, dr, uu, sr, az, rne, tz, fl, f32;
   };
@@ -370,7 +370,7 @@ TEST(Vectors, TiesWithPowerOfTwoScales) {
 }
 
 TEST(Vectors, ExtremesAndWraps) {
-  // semantics.md §11.3 and §11.5.
+  // docs/semantics.md §11.3 and §11.5.
   const std::int32_t kM = kMax32;
   struct Row {
     RoundingCore core;
@@ -413,7 +413,7 @@ TEST(Vectors, ExtremesAndWraps) {
 }
 
 TEST(Vectors, ZeroPointPlacement) {
-  // semantics.md §11.7: scale 0.5, acc 1 and 3, F32 vs F32-ZPF with odd zero points.
+  // docs/semantics.md §11.7: scale 0.5, acc 1 and 3, F32 vs F32-ZPF with odd zero points.
   const RequantParams half = qparity_test::f32(0.5f);
   const OutputParams zp1{1, kMin32, kMax32}, zpm1{-1, kMin32, kMax32}, zp3{3, kMin32, kMax32};
   expect_all_isas(RoundingCore::kFloat32, half, 1, 1, zp1);

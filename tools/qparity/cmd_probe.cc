@@ -1,6 +1,7 @@
-// `qparity probe --output DIR`: writes the probe layer set of semantics.md §14.3 (probe_set.h):
-// one-layer stacks with their .npy tensors, the manifest `identify` reads, and README.txt on how to
-// run them on a device. All files are written together or not at all (output_files.h).
+// `qparity probe --output DIR`: writes the probe layer set of docs/semantics.md §14.3
+// (probe_set.h): one-layer stacks with their .npy tensors, the manifest `identify` reads, and
+// README.txt on how to run them on a device. All files are written together or not at all
+// (output_files.h).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@ constexpr const char* kCommand = "probe";
 CLI::App* add_probe_command(CLI::App& app, ProbeOptions* o) {
   CLI::App* sub = app.add_subcommand(
       "probe",
-      "Write the probe layer set (semantics.md 14.3) that, run on a device, lets 'qparity identify' "
+      "Write the probe layer set (docs/semantics.md 14.3) that, run on a device, lets 'qparity identify' "
       "pin down its arithmetic: tie rule, one or two roundings, multiplier precision, scale "
       "composition, zero-point placement and accumulator depth.");
   sub->add_option("--output", o->output, "Directory to write (created if missing; files in it are replaced)")

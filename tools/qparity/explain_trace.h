@@ -3,7 +3,7 @@
 //
 // The result is always computed by the library's own policy (policies.h), never re-derived here;
 // the intermediate values and the rule are recomputed alongside it, exactly (128-bit integers,
-// dyadic decimals), from the formulas in the policy headers and semantics.md §1-§3.
+// dyadic decimals), from the formulas in the policy headers and docs/semantics.md §1-§3.
 #pragma once
 
 #include <cstdint>

@@ -102,7 +102,7 @@ ProbeCase make_injection_case(const InjectionSpec& s) {
 InjectionSpec ties_spec() {
   InjectionSpec s;
   s.name = "ties";
-  s.purpose = "tie rule: exact ties of both signs at M = 2^30, shift 0, -1, -2 (semantics.md 11.1)";
+  s.purpose = "tie rule: exact ties of both signs at M = 2^30, shift 0, -1, -2 (docs/semantics.md 11.1)";
   s.input_zero_point = -7;
   for (std::int64_t acc : {5, -5, -3, 3, 1, -1, -101, -99}) s.add(0.5f, acc, fmt::format("{}/2", acc));
   for (std::int64_t acc : {10, -10, 6, -6, 2, -2, 14, -14}) s.add(0.25f, acc, fmt::format("{}/4", acc));
@@ -113,7 +113,7 @@ InjectionSpec ties_spec() {
 InjectionSpec double_rounding_spec() {
   InjectionSpec s;
   s.name = "double_rounding";
-  s.purpose = "one rounding or two: non-tie values that double rounding sends the wrong way (semantics.md 11.2)";
+  s.purpose = "one rounding or two: non-tie values that double rounding sends the wrong way (docs/semantics.md 11.2)";
   s.input_zero_point = 5;
   for (std::int64_t acc : {135, -135, 405, -405}) s.add(0.0037f, acc, "near x.5, DR rounds the SRDHM result");
   for (std::int64_t acc : {1, -1, 8, -8}) s.add(0.3f, acc, "scale 0.3: SRDHM forms a tie");
@@ -124,7 +124,7 @@ InjectionSpec double_rounding_spec() {
 InjectionSpec zero_point_spec() {
   InjectionSpec s;
   s.name = "zero_point";
-  s.purpose = "zero point added before (oneDNN) or after the float rounding: output zero point 3 (semantics.md 11.7)";
+  s.purpose = "zero point added before (oneDNN) or after the float rounding: output zero point 3 (docs/semantics.md 11.7)";
   s.output_zero_point = 3;
   for (std::int64_t acc : {1, -1, 3, -3, 5, -5, 7, -7}) s.add(0.5f, acc, fmt::format("{}/2 + 3", acc));
   return s;
@@ -239,7 +239,7 @@ ProbeCase precision_case(const std::string& name, float input_scale, float outpu
   InjectionSpec chosen;
   chosen.name = name;
   chosen.purpose = "multiplier precision (q31, q15, float24) and scale composition (float or double): "
-                   "non-power-of-two scales (semantics.md 11.6) and searched separating values";
+                   "non-power-of-two scales (docs/semantics.md 11.6) and searched separating values";
   chosen.input_scale = input_scale;
   chosen.output_scale = output_scale;
   chosen.add(row_filter_scale, row_acc, "float vs double scale composition (11.6)");
@@ -289,7 +289,8 @@ std::vector<ProbeCase> build_probe_set() {
     probes.push_back(make_injection_case(s));
     refine_by_case(&classes, probes.back(), presets);
   }
-  // The three float-vs-double composition rows of semantics.md §11.6, each with its s_in, s_out.
+  // The three float-vs-double composition rows of docs/semantics.md §11.6, each with its s_in,
+  // s_out.
   probes.push_back(precision_case("precision_1", 0.00140596379f, 0.0273668021f, 0.00894607045f, -31549, true,
                                   &classes, presets));
   probes.push_back(precision_case("precision_2", 0.0617987774f, 0.218587115f, 0.00524291256f, 8433, false,
@@ -303,7 +304,7 @@ std::vector<ProbeCase> build_probe_set() {
 void add_probe_files(const std::vector<ProbeCase>& probes, const std::string& dir, OutputFiles* out) {
   nlohmann::ordered_json manifest;
   manifest["format"] = kFormat;
-  manifest["about"] = "qparity probe set (semantics.md 14.3). Run every <name>.json layer on the device, save "
+  manifest["about"] = "qparity probe set (docs/semantics.md 14.3). Run every <name>.json layer on the device, save "
                       "its int8 output as <name>.npy in one directory, then: qparity identify --probe DIR "
                       "--observed THAT_DIRECTORY. See README.txt.";
   manifest["probes"] = nlohmann::ordered_json::array();
@@ -385,7 +386,7 @@ std::string probe_readme(const std::vector<ProbeCase>& probes) {
     list += fmt::format("  {:<16} {} output channels; {}\n", p.name, p.channels.size(), p.purpose);
   }
   return fmt::format(
-      R"(qparity probe set: identify the int8 arithmetic of a device (semantics.md 14.3)
+      R"(qparity probe set: identify the int8 arithmetic of a device (docs/semantics.md 14.3)
 =============================================================================
 
 Each probe is one CONV_2D layer, int8 in and out, per-channel (axis 0) int8 weights with zero

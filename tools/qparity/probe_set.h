@@ -1,6 +1,6 @@
-// The probe layer set of semantics.md §14.3 (`qparity probe` writes it, `qparity identify` reads
-// it): small CONV_2D layers whose outputs, once run on a device, tell its arithmetic apart from
-// every named preset and every NPU-family combination that can be told apart at all.
+// The probe layer set of docs/semantics.md §14.3 (`qparity probe` writes it, `qparity identify`
+// reads it): small CONV_2D layers whose outputs, once run on a device, tell its arithmetic apart
+// from every named preset and every NPU-family combination that can be told apart at all.
 //
 // Most probes inject accumulators through the bias: a 1x1 input equal to the input zero point and
 // a filter of 1s make acc[c] = bias[c] exactly, and a per-channel filter scale gives each output

@@ -1,5 +1,5 @@
 // The oracle use case: one include, nothing to link. Exit status 0 iff the reference computes the
-// documented vectors of semantics.md §11.2 (scale 0.0037: DR-AZ rounds 135 to 1, SR-UP to 0).
+// documented vectors of docs/semantics.md §11.2 (scale 0.0037: DR-AZ rounds 135 to 1, SR-UP to 0).
 #include <qparity/reference.h>
 
 int main() {
