@@ -331,6 +331,8 @@ inline void validate_elementwise_type(ElementwiseOp op, ElementwiseArithmetic a,
 ///   chosen precision: q31 quantize_multiplier_tflite, q15 quantize_multiplier_q15_direct, f24
 ///   quantize_multiplier_float_mantissa(float(r)). Clamp: ClampDerivation::kTflite.
 ///
+/// int16 SUB with non-zero zero points follows the newest sub.cc (general path allowed); TFLite
+/// builds as old as LiteRT.js 2.5.3's refuse it in Prepare (sub.cc: zero_point != 0).
 /// Throws InvalidArgument for: scales not finite and > 0, zero points outside the type, a
 /// multiplier outside the runtime's range (quoted above), int16 with XNNPACK or NEON, int16 ADD /
 /// MUL with non-zero zero points under TFLite (add.cc / mul.cc require them), uint8 under TFLM,
@@ -630,6 +632,9 @@ inline std::int32_t xnnpack_mul_fp32(const ElementwiseParams& p, std::int32_t x1
 /// (rounds half up) equal one rounding of the exact product:
 ///   y = clamp(floor((acc M24 + 2^(s-1)) / 2^s) + zo, qmin, qmax)     ties up: -2.5 -> -2
 /// i.e. SR-UP (SingleRoundingUpward) with quantize_multiplier_float_mantissa(scale).
+/// TFLite's QuantizeMultiplier of its (float32-composed) MUL scale is exactly {M24 << 7, shift},
+/// so tflite_mul under kTfliteSingle computes the same integers wherever both accept the scale;
+/// only the activation clamp is derived differently (tested: TfliteSingleMulIsXnnpackArmMul).
 inline std::int32_t xnnpack_mul_rndnu(const ElementwiseParams& p, std::int32_t x1, std::int32_t x2) {
   const std::int32_t acc = (x1 - p.input1_zero_point) * (x2 - p.input2_zero_point);
   return detail::clamp_output(
