@@ -4,6 +4,8 @@
 //   qparity run conv2d|depthwise_conv2d|fully_connected --preset P --input x.npy --filter w.npy
 //       [--bias b.npy] --params p.json --output y.npy
 //   qparity run --stack s.json --preset P [--input x.npy] [--output y.npy] [--all-outputs DIR]
+//   qparity run --model m.tflite --preset P|PROFILE|MAP [--input x.npy[,y.npy]] [--output y.npy]
+//       [--all-outputs DIR]
 //
 // Everything is read, validated and computed before the first file is written, and every file is
 // written atomically (write_npy), so an error never leaves a partial or stale-looking output.
@@ -22,6 +24,10 @@
 #include "commands.h"
 #include "layer.h"
 #include "layer_runner.h"
+#include "model/node_map.h"
+#include "model/runner.h"
+#include "model_inputs.h"
+#include "output_files.h"
 #include "npy.h"
 #include "preset_params.h"
 #include "tool_error.h"
@@ -89,6 +95,39 @@ int run_stack_command(const RunOptions& o, Engine engine) {
   return kExitOk;
 }
 
+int run_model_command(const RunOptions& o, Engine engine) {
+  if (!o.op.empty()) throw ToolError(fmt::format("give either an operation ('{}') or --model, not both", o.op));
+  if (!o.stack.empty()) throw ToolError("give either --stack or --model, not both");
+  for (const auto& [value, name] : {std::pair{&o.filter, "--filter"}, std::pair{&o.bias, "--bias"},
+                                    std::pair{&o.params, "--params"}}) {
+    if (!value->empty()) throw ToolError(fmt::format("{} does not apply to --model (the model holds its weights)", name));
+  }
+  if (o.output.empty() && o.all_outputs.empty()) throw ToolError("--model needs --output, --all-outputs or both");
+  const model::NodeMap map = model::parse_node_map(o.preset, "--preset");
+  const model::Graph graph = load_model(o.model);
+  const std::vector<model::System> systems = model::resolve_node_map(map, graph, "--preset");
+  const std::vector<Tensor> inputs = model_inputs(graph, o.input, o.seed);
+  model::Runner runner(graph, systems, engine == Engine::kFast ? model::Engine::kFast : model::Engine::kReference);
+  runner.run(inputs);
+  OutputFiles files;
+  if (!o.all_outputs.empty()) {
+    make_directory(o.all_outputs);
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+      if (graph.tensors[t].constant()) continue;
+      files.add(o.all_outputs + "/" + graph.dump_file_name(static_cast<int>(t)), serialize_npy(runner.value(static_cast<int>(t))));
+    }
+  }
+  if (!o.output.empty()) {
+    if (graph.outputs.size() != 1) {
+      throw ToolError(fmt::format("--output: {} has {} outputs; use --all-outputs DIR for models with several",
+                                  o.model, graph.outputs.size()));
+    }
+    files.add(o.output, serialize_npy(runner.value(graph.outputs[0])));
+  }
+  files.commit();
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
@@ -107,9 +146,14 @@ CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
   sub->add_option("--bias", o->bias, "Bias (.npy, int32 [out_channels])")->type_name("FILE");
   sub->add_option("--params", o->params, "Layer parameters (JSON, tools/qparity/SCHEMA.md)")->type_name("FILE");
   sub->add_option("--stack", o->stack, "Stack file (JSON: input and layers, SCHEMA.md)")->type_name("FILE");
+  sub->add_option("--model", o->model,
+                  "A .tflite model: --preset then takes a preset, a runtime profile or a per-op map")
+      ->type_name("FILE");
+  sub->add_option("--seed", o->seed, "With --model and no --input: seed of the generated inputs (default 1)");
   sub->add_option("--output", o->output, "Write the (last layer's) output here (.npy)")->type_name("FILE");
   sub->add_option("--all-outputs", o->all_outputs,
-                  "With --stack: write every layer's output as DIR/<index>_<name>.npy (DIR is created)")
+                  "With --stack: every layer's output as DIR/<index>_<name>.npy; with --model: every "
+                  "tensor as DIR/<tensor name>.npy (DIR is created)")
       ->type_name("DIR");
   sub->add_flag("--reference", o->reference,
                 "Use the library's header-only reference kernels instead of the fast paths (same bits)");
@@ -125,6 +169,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
 int run_run(const RunOptions& options) {
   try {
     const Engine engine = options.reference ? Engine::kReference : Engine::kFast;
+    if (!options.model.empty()) return run_model_command(options, engine);
     if (!options.stack.empty()) return run_stack_command(options, engine);
     if (options.op.empty()) throw ToolError("give an operation (conv2d, depthwise_conv2d, fully_connected) or --stack");
     return run_single(options, engine);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -57,12 +58,22 @@ struct RunOptions {
   std::string bias;
   std::string params;
   std::string stack;
+  std::string model;  ///< a .tflite model (with --preset: a profile, preset or per-op map)
+  std::uint64_t seed = 1;
   std::string output;
   std::string all_outputs;
   bool reference = false;
 };
 CLI::App* add_run_command(CLI::App& app, RunOptions* options);
 int run_run(const RunOptions& options);
+
+struct InspectOptions {
+  std::string model;
+  std::string a;  ///< a per-op map (model/node_map.h) whose derived parameters are shown
+  std::string b;  ///< with a: also list the ops the two maps treat differently
+};
+CLI::App* add_inspect_command(CLI::App& app, InspectOptions* options);
+int run_inspect(const InspectOptions& options);
 
 struct DiffOptions {
   std::string stack;

@@ -478,7 +478,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
     const Node d = n.child("output_dtype");
     const std::string text = get_string(d, "int8, uint8, int16 or int32");
     DType dtype{};
-    if (!dtype_from_string(text, &dtype) || dtype == DType::kFloat32) {
+    if (!dtype_from_string(text, &dtype) || dtype == DType::kFloat32 || dtype == DType::kInt64) {
       fail(d, fmt::format("\"{}\" is not an output dtype; allowed: int8, uint8, int16, int32", text));
     }
     layer.output_dtype = dtype;

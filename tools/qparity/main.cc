@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   DiffOptions diff_options;
   ProbeOptions probe_options;
   IdentifyOptions identify_options;
+  InspectOptions inspect_options;
   CLI::App* list = add_list_command(app, &list_options);
   CLI::App* explain = add_explain_command(app, &explain_options);
   CLI::App* requant = add_requant_command(app, &requant_options);
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   CLI::App* diff = add_diff_command(app, &diff_options);
   CLI::App* probe = add_probe_command(app, &probe_options);
   CLI::App* identify = add_identify_command(app, &identify_options);
+  CLI::App* inspect = add_inspect_command(app, &inspect_options);
 
   // Computed only when asked for: it queries the ISA dispatcher, which throws on a bad
   // QPARITY_ISA environment variable (caught below).
@@ -93,6 +95,7 @@ int main(int argc, char** argv) {
     if (diff->parsed()) return run_diff(diff_options);
     if (probe->parsed()) return run_probe(probe_options);
     if (identify->parsed()) return run_identify(identify_options);
+    if (inspect->parsed()) return run_inspect(inspect_options);
   } catch (const std::exception& e) {
     fmt::print(stderr, "qparity: internal error: {}\n", e.what());
     return kExitIoError;

@@ -196,6 +196,7 @@ constexpr DescrEntry kDescrs[] = {
     {"|u1", DType::kUint8},   {"<u1", DType::kUint8},   {"=u1", DType::kUint8},
     {"<i2", DType::kInt16},   {"=i2", DType::kInt16},   {"<i4", DType::kInt32},
     {"=i4", DType::kInt32},   {"<f4", DType::kFloat32}, {"=f4", DType::kFloat32},
+    {"<i8", DType::kInt64},   {"=i8", DType::kInt64},
 };
 
 DType dtype_of_descr(const std::string& descr, const std::string& name) {
@@ -225,6 +226,7 @@ const char* descr_of(DType dtype) {
     case DType::kInt16: return "<i2";
     case DType::kInt32: return "<i4";
     case DType::kFloat32: return "<f4";
+    case DType::kInt64: return "<i8";
   }
   return "?";
 }

@@ -20,6 +20,7 @@ const char* to_string(DType dtype) {
     case DType::kInt16: return "int16";
     case DType::kInt32: return "int32";
     case DType::kFloat32: return "float32";
+    case DType::kInt64: return "int64";
   }
   return "?";
 }
@@ -31,12 +32,14 @@ std::size_t size_of(DType dtype) {
     case DType::kInt16: return 2;
     case DType::kInt32:
     case DType::kFloat32: return 4;
+    case DType::kInt64: return 8;
   }
   return 1;
 }
 
 bool dtype_from_string(const std::string& text, DType* out) {
-  for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32, DType::kFloat32}) {
+  for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32, DType::kFloat32,
+                  DType::kInt64}) {
     if (text == to_string(d)) {
       *out = d;
       return true;
@@ -52,6 +55,7 @@ std::int64_t dtype_min(DType dtype) {
     case DType::kInt16: return -32768;
     case DType::kInt32:
     case DType::kFloat32: return std::numeric_limits<std::int32_t>::min();
+    case DType::kInt64: return std::numeric_limits<std::int64_t>::min();
   }
   return 0;
 }
@@ -63,6 +67,7 @@ std::int64_t dtype_max(DType dtype) {
     case DType::kInt16: return 32767;
     case DType::kInt32:
     case DType::kFloat32: return std::numeric_limits<std::int32_t>::max();
+    case DType::kInt64: return std::numeric_limits<std::int64_t>::max();
   }
   return 0;
 }
@@ -100,9 +105,14 @@ std::int64_t Tensor::integer_at(std::size_t i) const {
       std::memcpy(&v, p, sizeof v);
       return v;
     }
+    case DType::kInt64: {
+      std::int64_t v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    }
     case DType::kFloat32: break;
   }
-  throw ToolError("a float32 tensor has no integer elements; allowed: int8, uint8, int16, int32");
+  throw ToolError("a float32 tensor has no integer elements; allowed: int8, uint8, int16, int32, int64");
 }
 
 double Tensor::value_at(std::size_t i) const {
@@ -134,6 +144,7 @@ void Tensor::set_integer(std::size_t i, std::int64_t v) {
       std::memcpy(p, &x, sizeof x);
       return;
     }
+    case DType::kInt64: std::memcpy(p, &v, sizeof v); return;
   }
 }
 
@@ -171,7 +182,7 @@ std::uint64_t splitmix64_next(std::uint64_t* state) {
 
 Tensor generate_tensor(DType dtype, std::vector<std::size_t> shape, std::uint64_t seed,
                        std::int64_t min, std::int64_t max) {
-  if (dtype == DType::kFloat32) {
+  if (dtype == DType::kFloat32 || dtype == DType::kInt64) {
     throw ToolError("generated tensors are integer tensors; allowed dtypes: int8, uint8, int16, int32");
   }
   if (min > max || min < dtype_min(dtype) || max > dtype_max(dtype)) {

@@ -9,16 +9,17 @@
 
 namespace qparity::cli {
 
-/// The element types the tool reads and writes (.npy descr |i1 |u1 <i2 <i4 <f4).
-enum class DType : std::uint8_t { kInt8, kUint8, kInt16, kInt32, kFloat32 };
+/// The element types the tool reads and writes (.npy descr |i1 |u1 <i2 <i4 <f4 <i8). int64 is
+/// for the index tensors of models (shapes, paddings, axes), not for activations.
+enum class DType : std::uint8_t { kInt8, kUint8, kInt16, kInt32, kFloat32, kInt64 };
 
-/// "int8", "uint8", "int16", "int32", "float32".
+/// "int8", "uint8", "int16", "int32", "float32", "int64".
 const char* to_string(DType dtype);
 
-/// Bytes per element: 1, 1, 2, 4, 4.
+/// Bytes per element: 1, 1, 2, 4, 4, 8.
 std::size_t size_of(DType dtype);
 
-/// Parses "int8", "uint8", "int16", "int32", "float32"; false for anything else.
+/// Parses the names to_string prints; false for anything else.
 bool dtype_from_string(const std::string& text, DType* out);
 
 /// Smallest and largest value of an integer dtype (float32: -2^31 .. 2^31-1 is NOT implied;

@@ -1,0 +1,41 @@
+// The one list of model ops. Everything that enumerates ops is derived from it: the OpKind enum and
+// names, the op registry (op.h), the .tflite reader's and writer's operator codes, `qparity list
+// --ops`, the per-op arithmetic tables of `inspect`/`explain`, and the tests that run every op.
+//
+// X(Enumerator, "NAME", tflite_builtin_code, tflite_version, file)
+//   Enumerator           OpKind::k<Enumerator>
+//   "NAME"               TFLite's operator name (BuiltinOperator), used in messages and maps
+//   tflite_builtin_code  TFLite's BuiltinOperator value (schema.fbs), or -1
+//   tflite_version       the operator version qparity writes (the lowest that covers int8)
+//   file                 the op's implementation: tools/model/ops/<file>.cc defines <file>_op()
+//
+// Adding an op: its file under tools/model/ops/ (and a header there if other code builds its
+// options) and one entry here. Append only; the order is the enum's.
+#pragma once
+
+#include <cstdint>
+
+#define QPARITY_OP_LIST(X)                                              \
+  X(Conv2D, "CONV_2D", 3, 3, conv2d)                                    \
+  X(DepthwiseConv2D, "DEPTHWISE_CONV_2D", 4, 3, depthwise_conv2d)       \
+  X(FullyConnected, "FULLY_CONNECTED", 9, 4, fully_connected)           \
+  X(Quantize, "QUANTIZE", 114, 2, quantize)                             \
+  X(Dequantize, "DEQUANTIZE", 6, 2, dequantize)                         \
+  X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
+  X(Squeeze, "SQUEEZE", 43, 1, squeeze)
+
+namespace qparity::model {
+
+enum class OpKind : std::uint8_t {
+#define QPARITY_OP_ENUMERATOR(Id, Name, code, version, file) k##Id,
+  QPARITY_OP_LIST(QPARITY_OP_ENUMERATOR)
+#undef QPARITY_OP_ENUMERATOR
+};
+
+/// "CONV_2D" etc.
+const char* to_string(OpKind op);
+
+/// Every op, in list order.
+const OpKind* all_ops(std::size_t* count);
+
+}  // namespace qparity::model

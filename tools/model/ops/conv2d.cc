@@ -1,0 +1,186 @@
+// CONV_2D: NHWC input, OHWI filter (grouped when the filter's I divides the input's channels),
+// int32 bias, fused activation; the arithmetic is the library's conv2d under the node's preset
+// (include/qparity/conv2d.h, reference_conv2d.h). Sources: TFLite kernels/conv.cc and
+// reference_integer_ops/conv.h (docs/semantics.md §3.4); XNNPACK's delegate: xnnpack_delegate.cc
+// VisitConv2DNode.
+#include <fmt/format.h>
+
+#include "model/ops/conv_common.h"
+#include "qparity/conv2d.h"
+#include "tflite_subset_generated.h"
+#include "tool_error.h"
+
+namespace qparity::model {
+namespace {
+
+struct ConvShapes {
+  Conv2DGeometry geometry;
+  ResolvedWindow window;
+};
+
+ConvShapes conv_shapes(const Graph& g, const Node& n) {
+  const TensorDef& in = input_def(g, n, 0);
+  const TensorDef& filter = input_def(g, n, 1);
+  if (in.shape.size() != 4) node_error(g, n, fmt::format("input '{}' has shape {}; allowed: NHWC (rank 4)", in.name, cli::shape_text(in.shape)));
+  if (filter.shape.size() != 4) node_error(g, n, fmt::format("filter '{}' has shape {}; allowed: OHWI (rank 4)", filter.name, cli::shape_text(filter.shape)));
+  for (std::size_t d : in.shape) {
+    if (d == 0) node_error(g, n, fmt::format("input '{}' has an empty dimension ({})", in.name, cli::shape_text(in.shape)));
+  }
+  for (std::size_t d : filter.shape) {
+    if (d == 0) node_error(g, n, fmt::format("filter '{}' has an empty dimension ({})", filter.name, cli::shape_text(filter.shape)));
+  }
+  const auto& o = n.opts<Conv2DOptions>();
+  ConvShapes s;
+  Conv2DGeometry& geo = s.geometry;
+  geo.batch = in.shape[0];
+  geo.in_h = in.shape[1];
+  geo.in_w = in.shape[2];
+  geo.in_channels = in.shape[3];
+  geo.out_channels = filter.shape[0];
+  const std::size_t icg = filter.shape[3];
+  if (geo.in_channels % icg != 0) {
+    node_error(g, n, fmt::format("input channels {} are not a multiple of the filter's {} (OHWI; a grouped "
+                                 "convolution's I is in_channels / groups)", geo.in_channels, icg));
+  }
+  geo.groups = geo.in_channels / icg;
+  if (geo.out_channels % geo.groups != 0) {
+    node_error(g, n, fmt::format("{} groups do not divide the {} output channels", geo.groups, geo.out_channels));
+  }
+  geo.window = o.window;
+  geo.window.kernel_h = filter.shape[1];
+  geo.window.kernel_w = filter.shape[2];
+  try {
+    s.window = validate(geo);
+  } catch (const InvalidArgument& e) {
+    node_error(g, n, cli::without_library_prefix(e.what()));
+  }
+  return s;
+}
+
+class Conv2DPrepared : public PreparedNode {
+ public:
+  Conv2DPrepared(const Graph& g, const Node& n, const System& sys, Engine engine)
+      : system_(sys), engine_(engine), in_(n.inputs[0]), out_(n.outputs[0]) {
+    const ConvShapes s = conv_shapes(g, n);
+    geometry_ = s.geometry;
+    in_type_ = input_def(g, n, 0).dtype;
+    out_type_ = g.tensors[static_cast<std::size_t>(out_)].dtype;
+    quant_ = derive_conv_quant(g, n, sys.preset, geometry_.out_channels, n.opts<Conv2DOptions>().activation);
+    if (engine == Engine::kFast && !quant_.dynamic) {
+      try {
+        packed_ = std::make_unique<PackedConv2D>(geometry_, quant_.weights(), sys.preset.core, sys.preset.accumulator);
+      } catch (const InvalidArgument& e) {
+        node_error(g, n, cli::without_library_prefix(e.what()));
+      }
+    }
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    if (quant_.dynamic) quant_.load_weights(values);
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    with_conv_types(in_type_, out_type_, [&](auto a, auto o) {
+      using A = decltype(a);
+      using O = decltype(o);
+      const ConvCall<A, O> call{reinterpret_cast<const A*>(in.bytes.data()), quant_.input_zero_point, quant_.output,
+                                reinterpret_cast<O*>(out.bytes.data())};
+      if (packed_) {
+        qparity::conv2d(*packed_, call);
+      } else {
+        Conv2DProblem<A, O> p;
+        p.geometry = geometry_;
+        p.weights = quant_.weights();
+        p.call = call;
+        if (engine_ == Engine::kFast) {
+          qparity::conv2d(p, system_.preset.core, system_.preset.accumulator);
+        } else {
+          qparity::reference::conv2d(p, system_.preset.core, system_.preset.accumulator);
+        }
+      }
+    });
+  }
+
+  std::vector<std::string> describe() const override {
+    std::vector<std::string> lines = describe_conv_quant(quant_, system_);
+    if (packed_) lines.push_back(fmt::format("kernel: {}", packed_->kernel_name()));
+    return lines;
+  }
+
+ private:
+  System system_;
+  Engine engine_;
+  int in_, out_;
+  DType in_type_{}, out_type_{};
+  Conv2DGeometry geometry_;
+  mutable ConvQuant quant_;  // dynamic weights are reloaded by run()
+  std::unique_ptr<PackedConv2D> packed_;
+};
+
+class Conv2DOp : public Op {
+ public:
+  void check(Graph& g, const Node& n) const override {
+    check_arity(g, n, 2, 3, 1);
+    const ConvShapes s = conv_shapes(g, n);
+    check_conv_tensors(g, n, 0, s.geometry.out_channels);
+    set_output_shape(g, n, 0, {s.geometry.batch, s.window.out_h, s.window.out_w, s.geometry.out_channels});
+  }
+
+  std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
+                                        Engine engine) const override {
+    return std::make_unique<Conv2DPrepared>(g, n, sys, engine);
+  }
+
+  std::shared_ptr<const OpOptions> read_tflite(const tflite::Operator& op, const std::string& label) const override {
+    auto o = std::make_shared<Conv2DOptions>();
+    const tflite::Conv2DOptions* t = op.builtin_options_as_Conv2DOptions();
+    if (t == nullptr) throw cli::ToolError(fmt::format("{}: Conv2DOptions missing", label));
+    o->window.padding = padding_from_tflite(t->padding(), label);
+    o->window.stride_h = positive(t->stride_h(), "stride_h", label);
+    o->window.stride_w = positive(t->stride_w(), "stride_w", label);
+    o->window.dilation_h = positive(t->dilation_h_factor(), "dilation_h_factor", label);
+    o->window.dilation_w = positive(t->dilation_w_factor(), "dilation_w_factor", label);
+    o->activation = activation_from_tflite(t->fused_activation_function(), label);
+    return o;
+  }
+
+  // XNNPACK's delegate takes a quantized convolution with a static filter and bias, int8
+  // (per-tensor or per-channel filter) or uint8 (per-tensor); it then runs qs8_qc8w / qu8 GEMMs.
+  bool xnnpack_takes(const Graph& g, const Node& n) const override {
+    return input_def(g, n, 1).constant() && (!has_input(n, 2) || input_def(g, n, 2).constant()) &&
+           !(input_def(g, n, 0).dtype == DType::kUint8 && input_def(g, n, 1).quant.per_axis());
+  }
+
+  // TFLite's own CONV_2D: optimized_integer_ops::ConvPerChannel through cpu_backend_gemm, i.e. ruy,
+  // which applies the multiplier itself: ruy-x86 (AVX kernels), ruy-arm, and ruy's portable path
+  // in the WebAssembly build (single rounding: measured with LiteRT.js, docs/semantics.md §20).
+  Preset tflite_builtin_preset(const Graph&, const Node&, Target target) const override {
+    switch (target) {
+      case Target::kX86: return find_preset("ruy-x86");
+      case Target::kArm: return find_preset("ruy-arm");
+      case Target::kWasm: return find_preset("tflite-single");
+    }
+    return find_preset("tflite-single");
+  }
+
+  // XNNPACK requantizes int8 convolutions in float32 everywhere (qs8_qc8w GEMMs); its uint8 GEMMs
+  // on ARM are rndnu kernels (src/qu8-gemm/*-rndnu-*neon*; UNVERIFIED for the delegate's choice).
+  Preset xnnpack_preset(const Graph& g, const Node& n, Target target) const override {
+    if (target == Target::kArm && input_def(g, n, 0).dtype == DType::kUint8) return find_preset("xnnpack-rndnu");
+    return find_preset("xnnpack-fp32");
+  }
+
+ private:
+  static std::size_t positive(int v, const char* field, const std::string& label) {
+    if (v < 1) throw cli::ToolError(fmt::format("{}: {} = {}; allowed: >= 1", label, field, v));
+    return static_cast<std::size_t>(v);
+  }
+};
+
+}  // namespace
+
+const Op& conv2d_op() {
+  static const Conv2DOp op;
+  return op;
+}
+
+}  // namespace qparity::model

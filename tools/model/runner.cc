@@ -1,0 +1,60 @@
+#include "model/runner.h"
+
+#include <fmt/format.h>
+
+#include "tool_error.h"
+
+namespace qparity::model {
+
+using cli::ToolError;
+
+Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
+    : graph_(&graph), systems_(std::move(systems)) {
+  const std::size_t n = graph.nodes.size();
+  if (systems_.size() == 1 && n != 1) systems_.assign(n, systems_[0]);
+  if (systems_.size() != n) {
+    throw ToolError(fmt::format("{} systems for {} ops; allowed: one, or one per op", systems_.size(), n));
+  }
+  prepared_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    prepared_.push_back(op_of(graph.nodes[i].op).prepare(graph, graph.nodes[i], systems_[i], engine));
+  }
+  // Every tensor gets its storage once; constants keep their data, the rest are overwritten by
+  // each run.
+  values_.reserve(graph.tensors.size());
+  for (const TensorDef& t : graph.tensors) {
+    values_.push_back(t.constant() ? *t.data : cli::make_tensor(t.dtype, t.shape));
+  }
+}
+
+Runner::~Runner() = default;
+Runner::Runner(Runner&&) noexcept = default;
+
+void Runner::set_value(int t, const Tensor& v) {
+  Tensor& dst = values_.at(static_cast<std::size_t>(t));
+  if (v.dtype != dst.dtype || v.shape != dst.shape) {
+    throw ToolError(fmt::format("{}: {} is {} {}, the value given is {} {}", graph_->source,
+                                graph_->tensor_label(t), cli::to_string(dst.dtype), cli::shape_text(dst.shape),
+                                cli::to_string(v.dtype), cli::shape_text(v.shape)));
+  }
+  dst.bytes = v.bytes;
+}
+
+void Runner::run(const std::vector<Tensor>& inputs) {
+  if (inputs.size() != graph_->inputs.size()) {
+    throw ToolError(fmt::format("{}: the model has {} inputs, {} given", graph_->source, graph_->inputs.size(),
+                                inputs.size()));
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) set_value(graph_->inputs[i], inputs[i]);
+  for (std::size_t i = 0; i < prepared_.size(); ++i) run_node(i);
+}
+
+void Runner::run_node(std::size_t i) { prepared_[i]->run(values_); }
+
+std::vector<Tensor> Runner::outputs() const {
+  std::vector<Tensor> out;
+  for (int t : graph_->outputs) out.push_back(value(t));
+  return out;
+}
+
+}  // namespace qparity::model

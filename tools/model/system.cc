@@ -1,0 +1,145 @@
+#include "model/system.h"
+
+#include <fmt/format.h>
+
+#include "model/graph.h"
+#include "model/op.h"
+#include "tool_error.h"
+
+namespace qparity::model {
+
+using cli::ToolError;
+
+const char* to_string(OpStyle style) {
+  switch (style) {
+    case OpStyle::kTfliteReference: return "TFLite reference kernels";
+    case OpStyle::kTfliteOptimized: return "TFLite optimized kernels";
+    case OpStyle::kXnnpack: return "XNNPACK";
+    case OpStyle::kFloat: return "float32 element-wise";
+    case OpStyle::kNpu: return "NPU single rounding (hypothesis)";
+  }
+  return "?";
+}
+
+const char* to_string(Target target) {
+  switch (target) {
+    case Target::kX86: return "x86";
+    case Target::kArm: return "arm";
+    case Target::kWasm: return "wasm";
+  }
+  return "?";
+}
+
+System system_of_preset(const Preset& preset) {
+  System s;
+  s.name = preset.name;
+  s.preset = preset;
+  const std::string& n = preset.name;
+  // Which runtime computes the model's other ops when a preset names only the convolutions'
+  // arithmetic (docs/semantics.md §19.9, §21).
+  if (n.compare(0, 4, "npu-") == 0) {
+    s.style = OpStyle::kNpu;  // make_npu_preset's family, and npu-verisilicon
+  } else if (n == "ruy-x86") {
+    s.style = OpStyle::kTfliteOptimized;  // TFLite's GEMM backend on x86: its other ops are TFLite's
+    s.target = Target::kX86;
+  } else if (n == "ruy-arm") {
+    s.style = OpStyle::kTfliteOptimized;
+    s.target = Target::kArm;
+  } else if (n == "xnnpack-fp32") {
+    s.style = OpStyle::kXnnpack;
+    s.target = Target::kX86;
+  } else if (n == "xnnpack-rndnu") {
+    s.style = OpStyle::kXnnpack;  // the rndnu scheme is XNNPACK's ARM one
+    s.target = Target::kArm;
+  } else if (n == "onnxruntime" || n == "fbgemm" || n == "onednn") {
+    s.style = OpStyle::kFloat;
+  } else {
+    // tflite-reference, tflite-single, gemmlowp, cmsis-nn(-single), tosa-*, tflite-16x8: the
+    // reference kernels' formulas with the preset's rounding (TFLite Micro and CMSIS-NN share
+    // them; TOSA's legalizations of TFLite ops restate them).
+    s.style = OpStyle::kTfliteReference;
+  }
+  return s;
+}
+
+namespace {
+
+Profile preset_profile(const Preset& preset) {
+  const System sys = system_of_preset(preset);
+  Profile p;
+  p.name = preset.name;
+  p.description = preset.description;
+  p.source = preset.source;
+  p.pick = [sys](const Graph&, const Node&) { return sys; };
+  return p;
+}
+
+/// TFLite without a delegate on `target`: each op's own kernel (its preset per op and target).
+System tflite_builtin(const Graph& g, const Node& n, Target target, const std::string& profile) {
+  System s;
+  s.preset = op_of(n.op).tflite_builtin_preset(g, n, target);
+  s.style = OpStyle::kTfliteOptimized;
+  s.target = target;
+  s.name = fmt::format("{} (TFLite kernel, {})", profile, s.preset.name);
+  return s;
+}
+
+Profile builtin_profile(Target target) {
+  Profile p;
+  p.name = fmt::format("tflite-builtin-{}", to_string(target));
+  p.description = fmt::format("TFLite's own CPU kernels without a delegate, {} build", to_string(target));
+  p.source = "google-ai-edge/LiteRT tflite/kernels/*.cc (optimized kernels; conv/FC through "
+             "cpu_backend_gemm: ruy), docs/semantics.md §3.6, §20";
+  const std::string name = p.name;
+  p.pick = [target, name](const Graph& g, const Node& n) { return tflite_builtin(g, n, target, name); };
+  return p;
+}
+
+Profile xnnpack_profile(Target target) {
+  Profile p;
+  p.name = fmt::format("tflite-xnnpack-{}", to_string(target));
+  p.description = fmt::format("TFLite's default CPU path, {} build: XNNPACK for the ops its delegate "
+                              "takes, TFLite's own kernels for the rest", to_string(target));
+  p.source = "google-ai-edge/LiteRT tflite/delegates/xnnpack/xnnpack_delegate.cc; google/XNNPACK; "
+             "docs/semantics.md §20";
+  const std::string name = p.name;
+  p.pick = [target, name](const Graph& g, const Node& n) {
+    const Op& op = op_of(n.op);
+    if (!op.xnnpack_takes(g, n)) return tflite_builtin(g, n, target, name);
+    System s;
+    s.preset = op.xnnpack_preset(g, n, target);
+    s.style = OpStyle::kXnnpack;
+    s.target = target;
+    s.name = fmt::format("{} (XNNPACK, {})", name, s.preset.name);
+    return s;
+  };
+  return p;
+}
+
+}  // namespace
+
+const std::vector<Profile>& runtime_profiles() {
+  static const std::vector<Profile> profiles = {
+      xnnpack_profile(Target::kX86),  xnnpack_profile(Target::kArm),  xnnpack_profile(Target::kWasm),
+      builtin_profile(Target::kX86),  builtin_profile(Target::kArm),  builtin_profile(Target::kWasm),
+  };
+  return profiles;
+}
+
+Profile find_profile(const std::string& name) {
+  for (const Profile& p : runtime_profiles()) {
+    if (p.name == name) return p;
+  }
+  try {
+    return preset_profile(find_preset(name));
+  } catch (const InvalidArgument&) {
+    std::vector<std::string> names;
+    for (const Profile& p : runtime_profiles()) names.push_back(p.name);
+    for (const Preset& p : named_presets()) names.push_back(p.name);
+    throw ToolError(fmt::format("'{}' is neither a runtime profile nor a preset; allowed: {}, or "
+                                "npu-{{hu|haz|he|tz|fl}}-{{q31|q15|f24}}-{{int32|int64|satN|wrapN}}",
+                                name, fmt::join(names, ", ")));
+  }
+}
+
+}  // namespace qparity::model
