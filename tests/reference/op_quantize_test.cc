@@ -24,7 +24,7 @@ TEST(ReferenceQuantize, TiesOfBothSignsTfliteAwayXnnpackEven) {
   // x / 0.5 = 0.5, 1.5, -0.5, -1.5, 2.5, -2.5, 3.5, -3.5
   const std::vector<float> x = {0.25f, 0.75f, -0.25f, -0.75f, 1.25f, -1.25f, 1.75f, -1.75f};
   const TensorQuant q{0.5f, 0};
-  EXPECT_EQ(AsInts(quantize<std::int8_t>(x, q, QuantizeFloatVariant::kTflite)),
+  EXPECT_EQ(AsInts(quantize<std::int8_t>(x, q, QuantizeFloatVariant::kTfliteFloatDivide)),
             (std::vector<int>{1, 2, -1, -2, 3, -3, 4, -4}));
   EXPECT_EQ(AsInts(quantize<std::int8_t>(x, q, QuantizeFloatVariant::kXnnpack)),
             (std::vector<int>{0, 2, 0, -2, 2, -2, 4, -4}));
@@ -35,12 +35,12 @@ TEST(ReferenceQuantize, TiesOfBothSignsTfliteAwayXnnpackEven) {
 TEST(ReferenceQuantize, ZeroPointAddedAfterRoundingAndSaturation) {
   // zp 127: +0.5 rounds to 1 (TFLite) and saturates; -0.5 gives 126 (TFLite) or 127 (XNNPACK).
   const std::vector<float> x = {0.5f, -0.5f, 1000.0f, -1000.0f, -255.0f, -255.5f};
-  EXPECT_EQ(AsInts(quantize<std::int8_t>(x, {1.0f, 127}, QuantizeFloatVariant::kTflite)),
+  EXPECT_EQ(AsInts(quantize<std::int8_t>(x, {1.0f, 127}, QuantizeFloatVariant::kTfliteFloatDivide)),
             (std::vector<int>{127, 126, 127, -128, -128, -128}));
   EXPECT_EQ(AsInts(quantize<std::int8_t>(x, {1.0f, 127}, QuantizeFloatVariant::kXnnpack)),
             (std::vector<int>{127, 127, 127, -128, -128, -128}));
   // zp -128: -0.5 -> -129 saturates (TFLite) or -128 (XNNPACK); +0.5 -> -127 / -128.
-  EXPECT_EQ(AsInts(quantize<std::int8_t>(x, {1.0f, -128}, QuantizeFloatVariant::kTflite)),
+  EXPECT_EQ(AsInts(quantize<std::int8_t>(x, {1.0f, -128}, QuantizeFloatVariant::kTfliteFloatDivide)),
             (std::vector<int>{-127, -128, 127, -128, -128, -128}));
   EXPECT_EQ(AsInts(quantize<std::int8_t>(x, {1.0f, -128}, QuantizeFloatVariant::kXnnpack)),
             (std::vector<int>{-128, -128, 127, -128, -128, -128}));
@@ -49,7 +49,7 @@ TEST(ReferenceQuantize, ZeroPointAddedAfterRoundingAndSaturation) {
 TEST(ReferenceQuantize, Uint8ZeroPoint128) {
   const std::vector<float> x = {-0.25f, 0.25f, -64.0f, 63.75f, 64.0f, -64.25f};
   const TensorQuant q{0.5f, 128};
-  EXPECT_EQ(AsInts(quantize<std::uint8_t>(x, q, QuantizeFloatVariant::kTflite)),
+  EXPECT_EQ(AsInts(quantize<std::uint8_t>(x, q, QuantizeFloatVariant::kTfliteFloatDivide)),
             (std::vector<int>{127, 129, 0, 255, 255, 0}));
   EXPECT_EQ(AsInts(quantize<std::uint8_t>(x, q, QuantizeFloatVariant::kXnnpack)),
             (std::vector<int>{128, 128, 0, 255, 255, 0}));
@@ -60,15 +60,29 @@ TEST(ReferenceQuantize, XnnpackMultipliesByTheReciprocalOffTies) {
   // exactly (XNNPACK: ties to even, -122); an ONNX-style division rounds to -121.
   const float x = -12.15f;
   const TensorQuant q{0.1f, 0};
-  EXPECT_EQ(quantize_float<std::int8_t>(x, q, QuantizeFloatVariant::kTflite), -121);
+  EXPECT_EQ(quantize_float<std::int8_t>(x, q, QuantizeFloatVariant::kTfliteFloatDivide), -121);
   EXPECT_EQ(quantize_float<std::int8_t>(x, q, QuantizeFloatVariant::kXnnpack), -122);
   EXPECT_EQ(quantize_float<std::int8_t>(x, q, QuantizeFloatVariant::kFloat32DivideHalfEven), -121);
 }
 
+TEST(ReferenceQuantize, FloatVersusDoubleDivision) {
+  // s = 0.1f (0.100000001490116), x = 0.25: x / s in float is 2.5 exactly (a tie: the float
+  // division of TFLite's reference gives 3), the exact quotient is 2.49999996 -> 2 for the double
+  // division LiteRT.js's kernel uses (measured, docs/semantics.md §21.10); XNNPACK's x * float(1/s)
+  // is 2.5 too and ties to even: 2.
+  const TensorQuant q{0.1f, 0};
+  EXPECT_EQ(0.25f / 0.1f, 2.5f);
+  EXPECT_EQ(quantize_float<std::int8_t>(0.25f, q, QuantizeFloatVariant::kTfliteFloatDivide), 3);
+  EXPECT_EQ(quantize_float<std::int8_t>(0.25f, q, QuantizeFloatVariant::kTfliteDoubleDivide), 2);
+  EXPECT_EQ(quantize_float<std::int8_t>(-0.25f, q, QuantizeFloatVariant::kTfliteFloatDivide), -3);
+  EXPECT_EQ(quantize_float<std::int8_t>(-0.25f, q, QuantizeFloatVariant::kTfliteDoubleDivide), -2);
+  EXPECT_EQ(quantize_float<std::int8_t>(0.25f, q, QuantizeFloatVariant::kXnnpack), 2);
+}
+
 TEST(ReferenceQuantize, RejectsBadParameters) {
-  EXPECT_THROW(quantize<std::int8_t>({1.0f}, {0.0f, 0}, QuantizeFloatVariant::kTflite), InvalidArgument);
-  EXPECT_THROW(quantize<std::int8_t>({1.0f}, {1.0f, 128}, QuantizeFloatVariant::kTflite), InvalidArgument);
-  EXPECT_THROW(quantize<std::uint8_t>({1.0f}, {1.0f, -1}, QuantizeFloatVariant::kTflite), InvalidArgument);
+  EXPECT_THROW(quantize<std::int8_t>({1.0f}, {0.0f, 0}, QuantizeFloatVariant::kTfliteFloatDivide), InvalidArgument);
+  EXPECT_THROW(quantize<std::int8_t>({1.0f}, {1.0f, 128}, QuantizeFloatVariant::kTfliteFloatDivide), InvalidArgument);
+  EXPECT_THROW(quantize<std::uint8_t>({1.0f}, {1.0f, -1}, QuantizeFloatVariant::kTfliteFloatDivide), InvalidArgument);
 }
 
 // ------------------------------------------------------------------ dequantize

@@ -24,16 +24,22 @@ namespace reference {
 
 /// How a float32 value becomes an 8-bit quantized value.
 enum class QuantizeFloatVariant : std::uint8_t {
-  /// TFLite reference `AffineQuantize` (tflite/kernels/internal/reference/quantize.h), TFLite's
-  /// optimized `AffineQuantize` outside its NEON blocks (the wasm and x86 builds), TFLM
-  /// (same file in tflite-micro):  q = clamp(HAZ(float(x / s)) + zp)  -- a float32 division
-  /// (RNE), then `TfLiteRound` = std::round on float (ties away from zero: +2.5 -> 3, -2.5 -> -3),
-  /// zero point added after rounding, then saturation to the type.
-  /// *Measured* (LiteRT.js, TFLite's own kernel, ties of both signs): see docs/semantics.md §21.10.
-  kTflite,
+  /// TFLite reference `AffineQuantize` as read in tflite-micro
+  /// (tensorflow/lite/kernels/internal/reference/quantize.h @d138bfc, the LiteRT-synced copy; TFLM
+  /// runs it): q = clamp(HAZ(float(x / s)) + zp) -- a FLOAT32 division (RNE), then `TfLiteRound` =
+  /// std::round (ties away from zero: +2.5 -> 3, -2.5 -> -3), zero point added after rounding,
+  /// then saturation to the type. (Another stored tflite-micro revision, @7f51872, reads
+  /// trunc(x / s + 0.5) instead: not modelled.)
+  kTfliteFloatDivide,
+  /// TFLite's own QUANTIZE kernel as LiteRT.js 2.5.3 runs it (*measured*, docs/semantics.md
+  /// §21.10; the source of this build was not read): q = clamp(HAZ(double(x) / double(s)) + zp) --
+  /// the division in DOUBLE, so a quotient the float division rounds onto a tie (or off one) is
+  /// decided on the exact value. Identical to kTfliteFloatDivide whenever x / s is exact in float
+  /// (power-of-two scales); it differs for 245 of 3,164 values at s = 0.1 and 6/255.
+  kTfliteDoubleDivide,
   /// XNNPACK `f32-qs8-vcvt` / `f32-qu8-vcvt` (src/microparams-init.c xnn_init_f32_qs8_cvt_*:
   /// scale = 1.0f / s_out; kernels src/f32-qs8-vcvt/*): q = clamp(RNE(float(x * float(1/s))) + zp)
-  /// -- a MULTIPLICATION by the float reciprocal (so it can differ from kTflite off ties too),
+  /// -- a MULTIPLICATION by the float reciprocal (so it can differ from kTflite* off ties too),
   /// ties to even (magic-bias or cvt instructions: +2.5 -> 2, -2.5 -> -2, +3.5 -> 4), zero point
   /// after rounding, saturating (the kernels clamp in float or saturate on narrowing; same
   /// integers for every finite x). Scalar, SSE/AVX, NEON and wasm SIMD kernels compute the same.
@@ -65,9 +71,15 @@ T quantize_float(float x, const TensorQuant& out, QuantizeFloatVariant variant) 
   static_assert(kIsQuant8<T>, "quantize_float: T must be int8_t or uint8_t");
   std::int64_t q = 0;
   switch (variant) {
-    case QuantizeFloatVariant::kTflite:
+    case QuantizeFloatVariant::kTfliteFloatDivide:
       q = detail::round_half_away_saturating(x / out.scale);
       break;
+    case QuantizeFloatVariant::kTfliteDoubleDivide: {
+      const double v = static_cast<double>(x) / static_cast<double>(out.scale);
+      q = !(v == v) ? 0 : v >= 2147483647.0 ? kInt32Max : v <= -2147483648.0 ? kInt32Min
+                                                          : static_cast<std::int64_t>(std::round(v));
+      break;
+    }
     case QuantizeFloatVariant::kXnnpack: {
       const float inv = 1.0f / out.scale;
       q = qparity::detail::round_half_even_saturating(x * inv);
