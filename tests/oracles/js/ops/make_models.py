@@ -111,7 +111,17 @@ def cases():
 
 
 def softmax_cases():
-    return []
+    out = []
+    si = 0
+    for t, to, qi, qo in [('int8', 'int8', (0.0625, 0), (1 / 256, -128)), ('int8', 'int8', (0.25, -128), (1 / 256, -128)),
+                          ('int8', 'int8', (0.015625, 127), (1 / 256, -128)), ('uint8', 'uint8', (0.0625, 128), (1 / 256, 0)),
+                          ('uint8', 'uint8', (0.125, 0), (1 / 256, 0))]:
+        for shape in ([1, 1], [4, 3], [3, 7], [2, 17], [1, 1000], [2, 2, 2, 10]):
+            for beta in (1.0, 0.5):
+                si += 1
+                out.append(case(f'softmax_{si}_{t}_{"x".join(map(str, shape))}_b{beta:g}', 'softmax', t, to, qi, qo,
+                                shape, beta=beta, seed=500 + si))
+    return out
 
 
 def rng_ints(c, lo, hi, n):
