@@ -191,7 +191,10 @@ std::vector<Variant> variants(const Case& c) {
     const auto x = as<T>(c.inputs);
     const auto dims = dims_of(c.kv.at("shape"));
     const float beta = c.kv.count("beta") ? std::stof(c.kv.at("beta")) : 1.0f;
-    for (auto [n, q] : {std::pair{"tflite-optimized-float-lut", SoftmaxVariant::kTfliteOptimizedFloatTable},
+    for (auto [n, q] : {std::pair{"tflite-reference", SoftmaxVariant::kTfliteReference},
+                        std::pair{"tflite-reference-single", SoftmaxVariant::kTfliteReferenceSingleRounding},
+                        std::pair{"tflite-optimized-float-lut", SoftmaxVariant::kTfliteOptimizedFloatTable},
+                        std::pair{"tflite-optimized-uint16-lut", SoftmaxVariant::kTfliteOptimizedUint16Table},
                         std::pair{"float32", SoftmaxVariant::kFloat32}}) {
       try {
         (void)softmax<T, TOut>(x, dims.back(), c.in, c.out, beta, q);

@@ -121,6 +121,15 @@ def softmax_cases():
                 si += 1
                 out.append(case(f'softmax_{si}_{t}_{"x".join(map(str, shape))}_b{beta:g}', 'softmax', t, to, qi, qo,
                                 shape, beta=beta, seed=500 + si))
+    # Rows where the kernels part (found by searching random rows with the references: near-ties
+    # of p * 256, resolved differently by the fixed point, the float table and the uint16 table).
+    for s_in, row in [(0.0625, [-77, -74, 83, -12, 100, -14, -93, 79, -58, -107, 104, -44]),
+                      (0.05, [0, 35, -112, -95, 53, -107, 30, 6, -44, 88]),
+                      (0.1, [57, -83, -21, -60, 75, -104, -47, -6, 117, -62, 39, -11]),
+                      (0.1, [8, -14, 1, 6, 31, 19, 14, 8])]:
+        si += 1
+        out.append(case(f'softmax_{si}_int8_near_tie_s{s_in:g}', 'softmax', 'int8', 'int8', (s_in, 0),
+                        (1 / 256, -128), [1, len(row)], beta=1.0, data=row))
     return out
 
 
@@ -140,6 +149,8 @@ def input_ints(c):
         return np.array(vals, dtype=np.float32)
     _, _, lo, hi = TYPES[c['t_in']]
     n = int(np.prod(c['shape']))
+    if 'data' in c:
+        return np.array(c['data'], dtype=np.int64)
     if c['op'] in ('dq', 'rq', 'relu', 'relu6'):
         return np.arange(lo, hi + 1, dtype=np.int64)
     return rng_ints(c, lo, hi, n)
