@@ -94,6 +94,62 @@ TEST(ReferenceAveragePool, RejectsBadInput) {
                                          Activation::kNone, AveragePoolVariant::kTflite), InvalidArgument);
 }
 
+TEST(ReferenceAveragePool, OddSizesAgainstAnIndependentLoop) {
+  // Sizes 1, 3, 7, 17 with 3x3 / 5x5 windows, strides 1 and 2, SAME and VALID, zero points -128 and
+  // 127: every output equals the exact raw mean over in-image taps rounded half away from zero
+  // (computed here with a rational comparison, not the reference's C division).
+  long ties = 0;
+  for (std::size_t n : {1u, 3u, 7u, 17u}) {
+    for (std::size_t k : {1u, 3u, 5u}) {
+      for (std::size_t stride : {1u, 2u}) {
+        for (Padding pad : {Padding::kSame, Padding::kValid}) {
+          if (pad == Padding::kValid && k > n) continue;
+          for (std::int32_t zp : {-128, 127}) {
+            SCOPED_TRACE(std::to_string(n) + " k" + std::to_string(k) + " s" + std::to_string(stride) + " zp" +
+                         std::to_string(zp));
+            const Shape4 s{1, n, n, 2};
+            std::vector<std::int8_t> x(s.size());
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int8_t>(static_cast<int>((i * 91 + (i / 5) * 13 + 7) % 256) - 128);
+            const PoolWindow w{k, k, stride, stride, pad};
+            const auto y = average_pool<std::int8_t>(x, s, w, {0.5f, zp}, {0.5f, zp}, Activation::kNone, AveragePoolVariant::kTflite);
+            const Shape4 o = pool_output_shape(s, w);
+            ASSERT_EQ(y.size(), o.size());
+            const std::size_t total_h = (o.h - 1) * stride + k > n ? (o.h - 1) * stride + k - n : 0;
+            const std::int64_t top = pad == Padding::kSame ? static_cast<std::int64_t>(total_h / 2) : 0;
+            for (std::size_t oy = 0; oy < o.h; ++oy)
+              for (std::size_t ox = 0; ox < o.w; ++ox)
+                for (std::size_t c = 0; c < 2; ++c) {
+                  long sum = 0, cnt = 0;
+                  for (std::int64_t dy = 0; dy < static_cast<std::int64_t>(k); ++dy)
+                    for (std::int64_t dx = 0; dx < static_cast<std::int64_t>(k); ++dx) {
+                      const std::int64_t iy = static_cast<std::int64_t>(oy * stride) - top + dy;
+                      const std::int64_t ix = static_cast<std::int64_t>(ox * stride) - top + dx;
+                      if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(n) || ix >= static_cast<std::int64_t>(n)) continue;
+                      sum += x[(static_cast<std::size_t>(iy) * n + static_cast<std::size_t>(ix)) * 2 + c];
+                      ++cnt;
+                    }
+                  // q = round_half_away(sum / cnt): the integer q with |2*sum - 2*q*cnt| <= cnt,
+                  // ties (== cnt) resolved away from zero.
+                  long q = sum / cnt;
+                  for (long cand = q - 1; cand <= q + 1; ++cand) {
+                    const long d = 2 * sum - 2 * cand * cnt;
+                    if (d < cnt && d > -cnt) q = cand;
+                    // d == -cnt: the mean is cand - 1/2 (away from zero is cand when positive);
+                    // d == cnt: the mean is cand + 1/2 (cand when negative).
+                    if (d == -cnt && sum > 0) q = cand;
+                    if (d == cnt && sum < 0) q = cand;
+                    if ((d == cnt || d == -cnt) && cand == q) ++ties;
+                  }
+                  EXPECT_EQ(y[(oy * o.w + ox) * 2 + c], q);
+                }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(ties, 20);  // the data does reach exact ties of both signs
+}
+
 // ------------------------------------------------------------------ MAX_POOL_2D
 
 TEST(ReferenceMaxPool, PaddingNeverWinsAndClampBoundsDiffer) {
