@@ -2,6 +2,7 @@
 // is one file, tools/model/ops/<file>.cc, that defines `const Op& <file>_op()`.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -12,6 +13,9 @@
 
 namespace tflite {
 struct Operator;
+}
+namespace flatbuffers {
+class FlatBufferBuilder;
 }
 
 namespace qparity::model {
@@ -28,6 +32,13 @@ class PreparedNode {
   /// lines state exactly what is computed (formula, rounding, derived integer parameters), so that
   /// two preparations of a node compute the same bits when their lines after the first agree.
   virtual std::vector<std::string> describe() const = 0;
+};
+
+/// A node's options as a .tflite BuiltinOptions union member: its type tag and table offset
+/// (type 0: none).
+struct TfliteOptions {
+  std::uint8_t type = 0;
+  std::uint32_t offset = 0;
 };
 
 /// How the runner executes a prepared node.
@@ -66,6 +77,10 @@ class Op {
   /// without options. Throws cli::ToolError naming the node and the field.
   virtual std::shared_ptr<const OpOptions> read_tflite(const tflite::Operator& op,
                                                        const std::string& label) const;
+
+  /// The node's options written into a .tflite being built (the inverse of read_tflite); none by
+  /// default.
+  virtual TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& builder, const Node& node) const;
 };
 
 /// The op of a kind (op_registry.cc, from the list).

@@ -104,6 +104,8 @@ std::shared_ptr<const OpOptions> Op::read_tflite(const tflite::Operator&, const 
   return nullptr;
 }
 
+TfliteOptions Op::write_tflite(flatbuffers::FlatBufferBuilder&, const Node&) const { return {}; }
+
 // ---- helpers ----------------------------------------------------------------------------------
 
 std::size_t node_index(const Graph& graph, const Node& node) {

@@ -143,6 +143,15 @@ class Conv2DOp : public Op {
     return o;
   }
 
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    const auto& o = n.opts<Conv2DOptions>();
+    const auto off = tflite::CreateConv2DOptions(
+        b, static_cast<tflite::Padding>(padding_to_tflite(o.window.padding)), static_cast<int>(o.window.stride_w),
+        static_cast<int>(o.window.stride_h), static_cast<tflite::ActivationFunctionType>(activation_to_tflite(o.activation)),
+        static_cast<int>(o.window.dilation_w), static_cast<int>(o.window.dilation_h));
+    return {tflite::BuiltinOptions_Conv2DOptions, off.o};
+  }
+
   // XNNPACK's delegate takes a quantized convolution with a static filter and bias, int8
   // (per-tensor or per-channel filter) or uint8 (per-tensor); it then runs qs8_qc8w / qu8 GEMMs.
   bool xnnpack_takes(const Graph& g, const Node& n) const override {
@@ -153,7 +162,13 @@ class Conv2DOp : public Op {
   // TFLite's own CONV_2D: optimized_integer_ops::ConvPerChannel through cpu_backend_gemm, i.e. ruy,
   // which applies the multiplier itself: ruy-x86 (AVX kernels), ruy-arm, and ruy's portable path
   // in the WebAssembly build (single rounding: measured with LiteRT.js, docs/semantics.md §20).
-  Preset tflite_builtin_preset(const Graph&, const Node&, Target target) const override {
+  Preset tflite_builtin_preset(const Graph& g, const Node& n, Target target) const override {
+    // uint8: the legacy uint8 path (optimized_ops), whose cpu_backend_gemm runs gemmlowp with its
+    // double-rounding output stage where TFLite is built without TFLITE_WITH_RUY (x86, wasm: measured
+    // with LiteRT.js for CONV_2D) and ruy on ARM, where TFLITE_WITH_RUY is the default.
+    if (input_def(g, n, 0).dtype == DType::kUint8) {
+      return find_preset(target == Target::kArm ? "ruy-arm" : "tflite-reference");
+    }
     switch (target) {
       case Target::kX86: return find_preset("ruy-x86");
       case Target::kArm: return find_preset("ruy-arm");
@@ -161,6 +176,7 @@ class Conv2DOp : public Op {
     }
     return find_preset("tflite-single");
   }
+
 
   // XNNPACK requantizes int8 convolutions in float32 everywhere (qs8_qc8w GEMMs); its uint8 GEMMs
   // on ARM are rndnu kernels (src/qu8-gemm/*-rndnu-*neon*; UNVERIFIED for the delegate's choice).

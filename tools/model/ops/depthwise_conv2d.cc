@@ -147,6 +147,16 @@ class DepthwiseConv2DOp : public Op {
     return o;
   }
 
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    const auto& o = n.opts<DepthwiseConv2DOptions>();
+    const auto off = tflite::CreateDepthwiseConv2DOptions(
+        b, static_cast<tflite::Padding>(padding_to_tflite(o.window.padding)), static_cast<int>(o.window.stride_w),
+        static_cast<int>(o.window.stride_h), static_cast<int>(o.depth_multiplier),
+        static_cast<tflite::ActivationFunctionType>(activation_to_tflite(o.activation)),
+        static_cast<int>(o.window.dilation_w), static_cast<int>(o.window.dilation_h));
+    return {tflite::BuiltinOptions_DepthwiseConv2DOptions, off.o};
+  }
+
   // XNNPACK's delegate takes a quantized convolution with a static filter and bias, int8
   // (per-tensor or per-channel filter) or uint8 (per-tensor); it then runs qs8_qc8w / qu8 GEMMs.
   bool xnnpack_takes(const Graph& g, const Node& n) const override {

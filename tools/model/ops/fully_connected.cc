@@ -145,6 +145,14 @@ class FullyConnectedOp : public Op {
     return o;
   }
 
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    const auto& o = n.opts<FullyConnectedOptions>();
+    const auto off = tflite::CreateFullyConnectedOptions(
+        b, static_cast<tflite::ActivationFunctionType>(activation_to_tflite(o.activation)),
+        tflite::FullyConnectedOptionsWeightsFormat_DEFAULT, o.keep_num_dims);
+    return {tflite::BuiltinOptions_FullyConnectedOptions, off.o};
+  }
+
   bool xnnpack_takes(const Graph& g, const Node& n) const override {
     return input_def(g, n, 1).constant() && (!has_input(n, 2) || input_def(g, n, 2).constant()) &&
            !(input_def(g, n, 0).dtype == DType::kUint8 && input_def(g, n, 1).quant.per_axis());
@@ -152,7 +160,13 @@ class FullyConnectedOp : public Op {
 
   // TFLite's own FULLY_CONNECTED: optimized_integer_ops::FullyConnected through cpu_backend_gemm
   // (ruy), as CONV_2D (single rounding in the WebAssembly build: measured, docs/semantics.md §20).
-  Preset tflite_builtin_preset(const Graph&, const Node&, Target target) const override {
+  Preset tflite_builtin_preset(const Graph& g, const Node& n, Target target) const override {
+    // uint8: the legacy uint8 path (optimized_ops), whose cpu_backend_gemm runs gemmlowp with its
+    // double-rounding output stage where TFLite is built without TFLITE_WITH_RUY (x86, wasm: measured
+    // with LiteRT.js for CONV_2D) and ruy on ARM, where TFLITE_WITH_RUY is the default.
+    if (input_def(g, n, 0).dtype == DType::kUint8) {
+      return find_preset(target == Target::kArm ? "ruy-arm" : "tflite-reference");
+    }
     switch (target) {
       case Target::kX86: return find_preset("ruy-x86");
       case Target::kArm: return find_preset("ruy-arm");
@@ -160,6 +174,7 @@ class FullyConnectedOp : public Op {
     }
     return find_preset("tflite-single");
   }
+
 
   Preset xnnpack_preset(const Graph& g, const Node& n, Target target) const override {
     if (target == Target::kArm && input_def(g, n, 0).dtype == DType::kUint8) return find_preset("xnnpack-rndnu");

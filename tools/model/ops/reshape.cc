@@ -111,6 +111,13 @@ class ReshapeOp : public Op {
     return o;
   }
 
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    if (!n.options || !n.opts<ReshapeOptions>().has_new_shape) return {};
+    std::vector<std::int32_t> shape;
+    for (long long v : n.opts<ReshapeOptions>().new_shape) shape.push_back(static_cast<std::int32_t>(v));
+    return {tflite::BuiltinOptions_ReshapeOptions, tflite::CreateReshapeOptions(b, b.CreateVector(shape)).o};
+  }
+
   bool xnnpack_takes(const Graph&, const Node&) const override { return true; }
 };
 
@@ -164,6 +171,12 @@ class SqueezeOp : public Op {
       for (int v : *t->squeeze_dims()) o->dims.push_back(v);
     }
     return o;
+  }
+
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    std::vector<std::int32_t> dims;
+    for (long long v : n.opts<SqueezeOptions>().dims) dims.push_back(static_cast<std::int32_t>(v));
+    return {tflite::BuiltinOptions_SqueezeOptions, tflite::CreateSqueezeOptions(b, b.CreateVector(dims)).o};
   }
 
   bool xnnpack_takes(const Graph&, const Node&) const override { return true; }
