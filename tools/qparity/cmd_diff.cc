@@ -4,6 +4,11 @@
 //                                                               per layer on A's input: isolated drift)
 //   qparity diff --dump-a A --dump-b B                          two .npy dumps, or two directories
 //                                                               of per-layer dumps matched by name
+//   qparity diff --model m.tflite --a MAP --b MAP               a model under two per-op maps (presets,
+//                                                               runtime profiles): per op, isolated and
+//                                                               accumulated drift of its outputs
+//   qparity diff --model m.tflite --a MAP --dump-b DIR          the model under A against a device's
+//                                                               dumps, by tensor name
 // Prints the aligned table; --csv, --json, --svg-histogram and --svg-propagation write files, all
 // together at the end or none at all (output_files.h).
 #include <dirent.h>
@@ -19,6 +24,9 @@
 #include "csv_input.h"
 #include "drift_report.h"
 #include "layer_runner.h"
+#include "model/node_map.h"
+#include "model/runner.h"
+#include "model_inputs.h"
 #include "npy.h"
 #include "output_files.h"
 #include "preset_map.h"
@@ -152,6 +160,73 @@ void diff_dumps(const DiffOptions& o, DriftReport* report) {
   }
 }
 
+bool integer_tensor(const model::TensorDef& t) {
+  return t.dtype != DType::kFloat32;
+}
+
+void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_outputs) {
+  if (o.a.empty()) throw ToolError("--model needs --a (a preset, runtime profile or per-op map)");
+  if (o.b.empty() == o.dump_b.empty()) throw ToolError("--model needs --b (an arithmetic) or --dump-b (a device's dumps), one of them");
+  if (!o.dump_a.empty()) throw ToolError("--dump-a does not apply to --model (A runs the model; use --dump-b for the device)");
+  if (!o.zero_point.empty()) throw ToolError("--zero-point applies to dumps only (a model knows its zero points)");
+  const model::Graph graph = load_model(o.model);
+  const model::NodeMap map_a = model::parse_node_map(o.a, "--a");
+  const std::vector<model::System> sys_a = model::resolve_node_map(map_a, graph, "--a");
+  const std::vector<Tensor> inputs = model_inputs(graph, o.input, o.seed);
+  report->label_a = o.a;
+  report->source = o.model;
+  model::Runner ra(graph, sys_a);
+  ra.run(inputs);
+  std::unique_ptr<model::Runner> rb, riso;
+  std::vector<model::System> sys_b;
+  if (!o.b.empty()) {
+    report->label_b = o.b;
+    sys_b = model::resolve_node_map(model::parse_node_map(o.b, "--b"), graph, "--b");
+    rb = std::make_unique<model::Runner>(graph, sys_b);
+    rb->run(inputs);
+    riso = std::make_unique<model::Runner>(graph, sys_b);
+  } else {
+    report->label_b = o.dump_b;
+    if (!is_directory(o.dump_b)) throw ToolError(fmt::format("--dump-b: {} is not a directory of per-tensor dumps", o.dump_b));
+  }
+  ProgressBar progress("diff", graph.nodes.size());
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const model::Node& node = graph.nodes[i];
+    progress.update(i, graph.node_label(i));
+    if (riso) {
+      for (int t : node.inputs) {
+        if (t >= 0 && !graph.tensors[static_cast<std::size_t>(t)].constant()) riso->set_value(t, ra.value(t));
+      }
+      riso->run_node(i);
+    }
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+      const int t = node.outputs[k];
+      const model::TensorDef& def = graph.tensors[static_cast<std::size_t>(t)];
+      if (!integer_tensor(def)) {
+        ++*float_outputs;
+        continue;
+      }
+      LayerDrift d;
+      d.index = i;
+      d.name = node.outputs.size() == 1 ? node.name : fmt::format("{}:{}", node.name, k);
+      d.preset_a = sys_a[i].name;
+      d.preset_b = rb ? sys_b[i].name : std::string("dump");
+      d.shape = def.shape;
+      d.zero_point = def.quant.zero_point();
+      const Tensor& a = ra.value(t);
+      if (rb) {
+        d.accumulated = compute_drift(a, rb->value(t), d.zero_point, o.per_channel);
+        d.isolated = compute_drift(a, riso->value(t), d.zero_point, o.per_channel);
+      } else {
+        const std::string path = o.dump_b + "/" + graph.dump_file_name(t);
+        const Tensor b = read_npy(path);
+        d.accumulated = compute_drift(a, b, d.zero_point, o.per_channel, "A (" + graph.tensor_label(t) + ")", path);
+      }
+      report->layers.push_back(std::move(d));
+    }
+  }
+}
+
 }  // namespace
 
 CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
@@ -161,6 +236,9 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       "maps), or two tensor dumps. Per layer: elements differing, histogram of b - a in LSBs, max "
       "|diff|, MAE, cosine similarity; isolated and accumulated.");
   sub->add_option("--stack", o->stack, "Stack JSON to run under A and B")->type_name("FILE");
+  sub->add_option("--model", o->model, "A .tflite model to run under A and B (or A and the dumps of --dump-b)")
+      ->type_name("FILE");
+  sub->add_option("--seed", o->seed, "With --model and no --input: seed of the generated inputs (default 1)");
   sub->add_option("--input", o->input, "Input .npy (default: the stack's \"input\")")->type_name("FILE");
   sub->add_option("--a", o->a, "Arithmetic A: a preset, or a per-layer preset map (below)")->type_name("MAP");
   sub->add_option("--b", o->b, "Arithmetic B: a preset, or a per-layer preset map")->type_name("MAP");
@@ -198,11 +276,18 @@ int run_diff(const DiffOptions& options) {
   try {
     DriftReport report;
     report.per_channel = options.per_channel;
-    const bool stack_mode = !options.stack.empty();
-    const bool dump_mode = !options.dump_a.empty() || !options.dump_b.empty();
+    const bool model_mode = !options.model.empty();
+    const bool stack_mode = !options.stack.empty() || model_mode;
+    const bool dump_mode = !model_mode && (!options.dump_a.empty() || !options.dump_b.empty());
+    if (model_mode && !options.stack.empty()) throw ToolError("give --model or --stack, not both");
     if (stack_mode && dump_mode) throw ToolError("give --stack (with --a, --b) or --dump-a/--dump-b, not both");
-    if (!stack_mode && !dump_mode) throw ToolError("give --stack FILE --a A --b B, or --dump-a A --dump-b B");
-    if (stack_mode) {
+    if (!stack_mode && !dump_mode) {
+      throw ToolError("give --model FILE --a A --b B, --stack FILE --a A --b B, or --dump-a A --dump-b B");
+    }
+    std::size_t float_outputs = 0;
+    if (model_mode) {
+      diff_model(options, &report, &float_outputs);
+    } else if (stack_mode) {
       diff_stack(options, &report);
     } else {
       diff_dumps(options, &report);
@@ -217,7 +302,8 @@ int run_diff(const DiffOptions& options) {
 
     fmt::memory_buffer out;
     auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(out), std::forward<decltype(args)>(args)...); };
-    put("diff: {}, {} {}\n", report.source, report.layers.size(), stack_mode ? "layers" : "dump pairs");
+    put("diff: {}, {} {}\n", report.source, report.layers.size(),
+        model_mode ? "op outputs" : (stack_mode ? "layers" : "dump pairs"));
     put("A = {}\nB = {}\n", report.label_a, report.label_b);
     if (stack_mode) {
       put("iso = layer under B fed A's previous output (this layer's own drift); acc = each side fed its own "
@@ -226,7 +312,11 @@ int run_diff(const DiffOptions& options) {
     put("diff = elements differing, % of the layer's elements, mae/max in LSBs, b-a = histogram of the non-zero "
         "differences.\n\n");
     render_drift_table(report, out);
-    if (stack_mode && report.layers.size() > 1) {
+    if (float_outputs > 0) {
+      put("\n{} float32 op output{} not in the table (the drift of float tensors is not measured yet).\n",
+          float_outputs, float_outputs == 1 ? "" : "s");
+    }
+    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated) {
       const LayerDrift& first = report.layers.front();
       const LayerDrift& last = report.layers.back();
       put("\nAccumulated drift grows from {:.3f}% of elements (MAE {:.4f}) at layer {} to {:.3f}% (MAE {:.4f}, max "

@@ -75,8 +75,18 @@ struct InspectOptions {
 CLI::App* add_inspect_command(CLI::App& app, InspectOptions* options);
 int run_inspect(const InspectOptions& options);
 
+struct ExportOptions {
+  std::string stack;
+  std::string output;
+  std::string save_input;
+};
+CLI::App* add_export_command(CLI::App& app, ExportOptions* options);
+int run_export(const ExportOptions& options);
+
 struct DiffOptions {
   std::string stack;
+  std::string model;  ///< a .tflite model (--a/--b are per-op maps: model/node_map.h)
+  std::uint64_t seed = 1;
   std::string input;  ///< overrides the stack's input
   std::string a;      ///< preset map (preset_map.h)
   std::string b;

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   ProbeOptions probe_options;
   IdentifyOptions identify_options;
   InspectOptions inspect_options;
+  ExportOptions export_options;
   CLI::App* list = add_list_command(app, &list_options);
   CLI::App* explain = add_explain_command(app, &explain_options);
   CLI::App* requant = add_requant_command(app, &requant_options);
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   CLI::App* probe = add_probe_command(app, &probe_options);
   CLI::App* identify = add_identify_command(app, &identify_options);
   CLI::App* inspect = add_inspect_command(app, &inspect_options);
+  CLI::App* export_cmd = add_export_command(app, &export_options);
 
   // Computed only when asked for: it queries the ISA dispatcher, which throws on a bad
   // QPARITY_ISA environment variable (caught below).
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
     if (probe->parsed()) return run_probe(probe_options);
     if (identify->parsed()) return run_identify(identify_options);
     if (inspect->parsed()) return run_inspect(inspect_options);
+    if (export_cmd->parsed()) return run_export(export_options);
   } catch (const std::exception& e) {
     fmt::print(stderr, "qparity: internal error: {}\n", e.what());
     return kExitIoError;
