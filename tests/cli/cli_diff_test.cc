@@ -205,7 +205,7 @@ TEST(CliDiff, ErrorsExitTwoAndWriteNothing) {
       {{"--dump-a", dir + "/da", "--dump-b", dir + "/db"}, "qparity diff: --dump-b: " + dir + "/db has no 0_x.npy"},
       {{"--dump-a", dir + "/da", "--dump-b", dir + "/a.npy"}, "is a directory but --dump-b"},
       {{"--dump-a", dir + "/a.npy"}, "qparity diff: give both --dump-a and --dump-b\n"},
-      {{}, "qparity diff: give --stack FILE --a A --b B, or --dump-a A --dump-b B\n"},
+      {{}, "qparity diff: give --model FILE --a A --b B, --stack FILE --a A --b B, or --dump-a A --dump-b B\n"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"diff"};

@@ -9,9 +9,17 @@
 //                                                    layer's output named as `run --all-outputs`
 //                                                    names them; layer i is fed the observed output of
 //                                                    layer i-1, so each layer is judged on its own.
+//   qparity identify --model m.tflite --input x.npy --observed OBS
+//                                                    a model the device ran: OBS holds its tensors as
+//                                                    `run --model --all-outputs` names them; each op
+//                                                    with integer outputs is run alone on the observed
+//                                                    values of its inputs (every node under one
+//                                                    candidate preset and the op style it implies).
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +28,8 @@
 #include "commands.h"
 #include "identify.h"
 #include "layer_runner.h"
+#include "model/runner.h"
+#include "model_inputs.h"
 #include "npy.h"
 #include "progress_bar.h"
 #include "table.h"
@@ -101,6 +111,55 @@ void load_inputs(const IdentifyOptions& o, std::vector<ProbeCase>* cases, std::v
   *what = fmt::format("stack {}", o.stack);
 }
 
+// Model mode: one case per op output with an integer type; cases holds names only (no layer).
+struct ModelCases {
+  model::Graph graph;
+  std::vector<Tensor> inputs;                // the graph inputs
+  std::vector<std::pair<std::size_t, int>> outputs;  // (node, output tensor) per case
+  std::map<int, Tensor> observed_by_tensor;  // every observed tensor read
+};
+
+void load_model_inputs(const IdentifyOptions& o, ModelCases* mc, std::vector<ProbeCase>* cases,
+                       std::vector<Tensor>* observed, std::string* what) {
+  if (!o.probe.empty() || !o.stack.empty()) throw ToolError("give --model, --probe or --stack, one of them");
+  if (o.input.empty()) throw ToolError("--model needs --input: the inputs the device was given (.npy, comma-separated)");
+  if (!is_directory(o.observed)) {
+    throw ToolError(fmt::format("--observed: {} is not a directory (with --model it holds the device's tensors, "
+                                "named as 'qparity run --model --all-outputs' names them)", o.observed));
+  }
+  mc->graph = load_model(o.model);
+  const model::Graph& g = mc->graph;
+  mc->inputs = model_inputs(g, o.input, 0);
+  auto observed_tensor = [&](int t) -> const Tensor& {
+    auto it = mc->observed_by_tensor.find(t);
+    if (it != mc->observed_by_tensor.end()) return it->second;
+    const std::string path = o.observed + "/" + g.dump_file_name(t);
+    Tensor v = read_npy(path);
+    const model::TensorDef& d = g.tensors[static_cast<std::size_t>(t)];
+    if (v.dtype != d.dtype || v.shape != d.shape) {
+      throw ToolError(fmt::format("--observed: {} is {} {}; {} is {} {}", path, to_string(v.dtype), shape_text(v.shape),
+                                  g.tensor_label(t), to_string(d.dtype), shape_text(d.shape)));
+    }
+    return mc->observed_by_tensor.emplace(t, std::move(v)).first->second;
+  };
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int t : g.nodes[i].outputs) {
+      if (g.tensors[static_cast<std::size_t>(t)].dtype == DType::kFloat32) continue;
+      // Each op is judged on the device's own inputs: every produced input must be observed too.
+      for (int in : g.nodes[i].inputs) {
+        if (in >= 0 && g.producer(in) >= 0) observed_tensor(in);
+      }
+      mc->outputs.emplace_back(i, t);
+      ProbeCase c;
+      c.name = g.node_label(i);
+      cases->push_back(std::move(c));
+      observed->push_back(observed_tensor(t));
+    }
+  }
+  if (cases->empty()) throw ToolError(fmt::format("{} has no op with an integer output to judge", o.model));
+  *what = fmt::format("model {}", o.model);
+}
+
 }  // namespace
 
 CLI::App* add_identify_command(CLI::App& app, IdentifyOptions* o) {
@@ -110,6 +169,8 @@ CLI::App* add_identify_command(CLI::App& app, IdentifyOptions* o) {
       "accumulator depth) by how many of a device's observed outputs it reproduces.");
   sub->add_option("--probe", o->probe, "A probe directory written by 'qparity probe --output DIR'")->type_name("DIR");
   sub->add_option("--stack", o->stack, "Or a stack JSON whose layers the device ran")->type_name("FILE");
+  sub->add_option("--model", o->model, "Or a .tflite model the device ran (--observed: its tensors by name)")
+      ->type_name("FILE");
   sub->add_option("--input", o->input, "With --stack: the input .npy (default: the stack's \"input\")")
       ->type_name("FILE");
   sub->add_option("--observed", o->observed,
@@ -140,10 +201,45 @@ int run_identify(const IdentifyOptions& options) {
     std::vector<ProbeCase> cases;
     std::vector<Tensor> observed;
     std::string what;
-    load_inputs(options, &cases, &observed, &what);
+    ModelCases mc;
+    const bool model_mode = !options.model.empty();
+    if (model_mode) {
+      load_model_inputs(options, &mc, &cases, &observed, &what);
+    } else {
+      load_inputs(options, &cases, &observed, &what);
+    }
     const std::vector<Preset> candidates = identify_candidates(accumulators);
     ProgressBar progress("identify", candidates.size());
-    const Identification id = identify(cases, observed, candidates, &progress);
+    Identification id;
+    if (model_mode) {
+      std::vector<std::string> names;
+      for (const ProbeCase& c : cases) names.push_back(c.name);
+      std::unique_ptr<model::Runner> runner;
+      std::size_t runner_candidate = candidates.size();
+      id = identify_with(names, observed, candidates, [&](std::size_t c, std::size_t k) {
+        if (runner_candidate != c) {
+          runner.reset();
+          runner_candidate = c;
+          runner = std::make_unique<model::Runner>(mc.graph, std::vector<model::System>{model::system_of_preset(candidates[c])});
+        }
+        const model::Graph& g = mc.graph;
+        const std::size_t node = mc.outputs[k].first;
+        for (int in : g.nodes[node].inputs) {
+          if (in < 0 || g.tensors[static_cast<std::size_t>(in)].constant()) continue;
+          if (g.producer(in) >= 0) {
+            runner->set_value(in, mc.observed_by_tensor.at(in));
+          } else {
+            for (std::size_t gi = 0; gi < g.inputs.size(); ++gi) {
+              if (g.inputs[gi] == in) runner->set_value(in, mc.inputs[gi]);
+            }
+          }
+        }
+        runner->run_node(node);
+        return runner->value(mc.outputs[k].second);
+      }, &progress);
+    } else {
+      id = identify(cases, observed, candidates, &progress);
+    }
     const std::uint64_t elements = id.ranking.empty() ? 0 : id.ranking.front().elements;
 
     fmt::memory_buffer out;
@@ -239,8 +335,9 @@ int run_identify(const IdentifyOptions& options) {
         ++total;
         if (rows >= kMaxSeparatingRows) continue;
         ++rows;
-        const std::size_t channel = cases[i].layer.out_channels() ? e % cases[i].layer.out_channels() : 0;
-        const bool noted = channel < cases[i].channels.size();
+        const bool has_layer = !cases[i].channels.empty();
+        const std::size_t channel = has_layer && cases[i].layer.out_channels() ? e % cases[i].layer.out_channels() : 0;
+        const bool noted = has_layer && channel < cases[i].channels.size();
         std::vector<std::string> cells = {cases[i].name, std::to_string(e),
                                           noted ? std::to_string(cases[i].channels[channel].acc) : "-",
                                           noted ? fmt::format("{:.9g}", cases[i].channels[channel].scale) : "-",

@@ -7,7 +7,9 @@
 
 #include "commands.h"
 #include "output_files.h"
+#include "model/tflite/tflite_writer.h"
 #include "probe_set.h"
+#include "stack_model.h"
 #include "tool_error.h"
 
 namespace qparity::cli {
@@ -24,9 +26,14 @@ CLI::App* add_probe_command(CLI::App& app, ProbeOptions* o) {
   sub->add_option("--output", o->output, "Directory to write (created if missing; files in it are replaced)")
       ->required()
       ->type_name("DIR");
+  sub->add_option("--format", o->format, "tflite (default): also write each probe as <name>.tflite; stack: only the "
+                                         "stack files")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"tflite", "stack"}));
   sub->footer(
       "Writes DIR/probe.json (manifest), DIR/README.txt (how to run it on a device), and per probe\n"
-      "<name>.json (a one-layer stack), <name>.input.npy, <name>.filter.npy, <name>.bias.npy.\n"
+      "<name>.json (a one-layer stack), <name>.input.npy, <name>.filter.npy, <name>.bias.npy,\n"
+      "and with --format tflite (the default) <name>.tflite, the layer as a one-op int8 model.\n"
       "Then: run each layer on the device, save its int8 output as OBS/<name>.npy, and\n"
       "  qparity identify --probe DIR --observed OBS\n"
       "Exit status: 0 success, 1 I/O error, 2 invalid usage.");
@@ -39,6 +46,16 @@ int run_probe(const ProbeOptions& options) {
     make_directory(options.output);
     OutputFiles files;
     add_probe_files(probes, options.output, &files);
+    if (options.format == "tflite") {
+      for (const ProbeCase& p : probes) {
+        Stack stack;
+        stack.input = p.input;
+        stack.layers = {p.layer};
+        const std::vector<std::uint8_t> bytes =
+            model::write_tflite(stack_graph(stack, p.name), "qparity probe " + p.name);
+        files.add(options.output + "/" + p.name + ".tflite", std::string(bytes.begin(), bytes.end()));
+      }
+    }
     files.commit();
     std::size_t channels = 0;
     for (const ProbeCase& p : probes) channels += p.channels.size();

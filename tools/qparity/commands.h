@@ -104,11 +104,13 @@ int run_diff(const DiffOptions& options);
 
 struct ProbeOptions {
   std::string output;
+  std::string format = "tflite";
 };
 CLI::App* add_probe_command(CLI::App& app, ProbeOptions* options);
 int run_probe(const ProbeOptions& options);
 
 struct IdentifyOptions {
+  std::string model;     ///< a .tflite model the device ran (--observed: its tensors by name)
   std::string probe;     ///< a probe directory (qparity probe --output)
   std::string stack;     ///< or a stack whose layers' observed outputs are given
   std::string input;     ///< overrides the stack's input

@@ -41,6 +41,16 @@ Identification identify(const std::vector<ProbeCase>& cases, const std::vector<T
                                   cases[i].name));
     }
   }
+  std::vector<std::string> names;
+  for (const ProbeCase& c : cases) names.push_back(c.name);
+  return identify_with(names, observed, candidates,
+                       [&](std::size_t c, std::size_t i) { return run_layer(cases[i].layer, candidates[c], cases[i].input); },
+                       progress);
+}
+
+Identification identify_with(const std::vector<std::string>& names, const std::vector<Tensor>& observed,
+                             const std::vector<Preset>& candidates,
+                             const std::function<Tensor(std::size_t, std::size_t)>& run, ProgressBar* progress) {
   Identification id;
   id.candidates = candidates;
   std::map<std::vector<std::int64_t>, std::size_t> groups;  // all outputs -> group
@@ -50,9 +60,13 @@ Identification identify(const std::vector<ProbeCase>& cases, const std::vector<T
     r.candidate = c;
     std::vector<std::int64_t> signature;
     std::uint64_t sum_abs = 0;
-    for (std::size_t i = 0; i < cases.size() && r.error.empty(); ++i) {
+    for (std::size_t i = 0; i < names.size() && r.error.empty(); ++i) {
       try {
-        Tensor y = run_layer(cases[i].layer, candidates[c], cases[i].input);
+        Tensor y = run(c, i);
+        if (y.shape != observed[i].shape) {
+          throw ToolError(fmt::format("observed output of '{}' has shape {}; the candidate gives {}", names[i],
+                                      shape_text(observed[i].shape), shape_text(y.shape)));
+        }
         for (std::size_t e = 0; e < y.elements(); ++e) {
           const std::int64_t v = y.integer_at(e), o = observed[i].integer_at(e);
           signature.push_back(v);
@@ -62,7 +76,7 @@ Identification identify(const std::vector<ProbeCase>& cases, const std::vector<T
         }
         r.outputs.push_back(std::move(y));
       } catch (const ToolError& e) {
-        r.error = fmt::format("cannot run '{}': {}", cases[i].name, e.what());
+        r.error = fmt::format("cannot run '{}': {}", names[i], e.what());
       }
     }
     if (!r.error.empty()) {

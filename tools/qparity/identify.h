@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ struct Identification {
 /// case's output shape; checked here with a ToolError naming the case). `progress` may be null.
 Identification identify(const std::vector<ProbeCase>& cases, const std::vector<Tensor>& observed,
                         const std::vector<qparity::Preset>& candidates, ProgressBar* progress);
+
+/// The same over any cases: `run(candidate, case)` computes case `case`'s output under candidate
+/// `candidate` (throwing ToolError when the candidate cannot run it); candidates are visited in
+/// order, each with every case in order. `names` names the cases in messages.
+Identification identify_with(const std::vector<std::string>& names, const std::vector<Tensor>& observed,
+                             const std::vector<qparity::Preset>& candidates,
+                             const std::function<Tensor(std::size_t, std::size_t)>& run,
+                             ProgressBar* progress);
 
 /// The members of ranking entry `r`'s group, in ranking order (names).
 std::vector<std::string> group_members(const Identification& id, std::size_t group);

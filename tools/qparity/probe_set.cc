@@ -398,15 +398,17 @@ Files, per probe <name>:
   <name>.input.npy    the input, NHWC int8
   <name>.filter.npy   the filter, OHWI int8
   <name>.bias.npy     the bias, int32, one per output channel
+  <name>.tflite       the same layer as a one-op .tflite model, int8 in and out (qparity probe
+                      --format tflite, the default)
 probe.json            the manifest `qparity identify` reads (with each channel's exact accumulator
                       and effective scale, for its report)
 
 On the device
-  1. Build one model per probe with a single CONV_2D whose tensors carry exactly these values and
-     quantization parameters (input_scale / input_zero_point, per-channel filter_scales,
-     output_scale / output_zero_point from <name>.json; bias scale = input_scale * filter_scale,
-     bias zero point 0). With the TFLite converter, build the float model and set the quantized
-     tensors' buffers and quantization parameters directly, or write the flatbuffer by hand.
+  1. Take <name>.tflite: one CONV_2D whose tensors carry exactly these values and quantization
+     parameters (the runtime loads it as is; its input and output tensors are int8). For a
+     toolchain that takes no .tflite, build the same layer from <name>.json (input_scale /
+     input_zero_point, per-channel filter_scales, output_scale / output_zero_point; bias scale =
+     input_scale * filter_scale, bias zero point 0).
   2. Run it through the delegate / NPU under test with <name>.input.npy as input.
   3. Save the int8 output, in NHWC order as the device returned it, as <name>.npy in one
      directory (numpy: np.save("observed/ties.npy", out.astype(np.int8))).

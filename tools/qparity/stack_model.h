@@ -1,0 +1,19 @@
+// A stack of layers (stack JSON, SCHEMA.md) as a model graph: what `qparity export` writes and
+// `qparity probe --format tflite` writes per probe. Each layer becomes its TFLite op with its filter
+// and bias as constants, its scales and zero points as the tensors' quantization and its activation
+// as the fused activation. Layers given as explicit multipliers, with explicit activation bounds or
+// explicit padding, or whose input quantization differs from the previous layer's output, have no
+// .tflite form: a ToolError names the layer.
+#pragma once
+
+#include <string>
+
+#include "layer.h"
+#include "model/graph.h"
+
+namespace qparity::cli {
+
+/// The graph of a stack with an input (its dtype and shape are the model input's).
+model::Graph stack_graph(const Stack& stack, const std::string& path);
+
+}  // namespace qparity::cli
