@@ -22,7 +22,8 @@
   X(Quantize, "QUANTIZE", 114, 2, quantize)                             \
   X(Dequantize, "DEQUANTIZE", 6, 2, dequantize)                         \
   X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
-  X(Squeeze, "SQUEEZE", 43, 1, squeeze)
+  X(Squeeze, "SQUEEZE", 43, 1, squeeze)                                 \
+  X(Softmax, "SOFTMAX", 25, 2, softmax)
 
 namespace qparity::model {
 
