@@ -23,7 +23,8 @@
   X(Dequantize, "DEQUANTIZE", 6, 2, dequantize)                         \
   X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
   X(Squeeze, "SQUEEZE", 43, 1, squeeze)                                 \
-  X(Softmax, "SOFTMAX", 25, 2, softmax)
+  X(Softmax, "SOFTMAX", 25, 2, softmax)                                 \
+  X(Concatenation, "CONCATENATION", 2, 2, concatenation)
 
 namespace qparity::model {
 
