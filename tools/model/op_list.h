@@ -24,7 +24,9 @@
   X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
   X(Squeeze, "SQUEEZE", 43, 1, squeeze)                                 \
   X(Softmax, "SOFTMAX", 25, 2, softmax)                                 \
-  X(Concatenation, "CONCATENATION", 2, 2, concatenation)
+  X(Concatenation, "CONCATENATION", 2, 2, concatenation)                \
+  X(Pad, "PAD", 34, 2, pad)                                             \
+  X(PadV2, "PADV2", 60, 2, pad_v2)
 
 namespace qparity::model {
 
