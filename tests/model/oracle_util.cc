@@ -52,7 +52,8 @@ std::size_t count_mismatches(const Tensor& a, const Tensor& b, std::string* firs
 
 }  // namespace
 
-std::size_t run_oracle_cases(const std::vector<OracleCase>& cases) {
+std::size_t run_oracle_cases(const std::vector<OracleCase>& cases,
+                             std::map<std::string, std::size_t>* contrast_mismatches) {
   std::vector<LiteRtJob> jobs;
   for (const OracleCase& c : cases) {
     jobs.push_back({c.label, qparity::model::write_tflite(c.graph), c.inputs});
@@ -95,6 +96,7 @@ std::size_t run_oracle_cases(const std::vector<OracleCase>& cases) {
         wrong += count_mismatches(r.outputs[k], theirs[k], &first);
       }
       tally(c.op, c.path, other + " (contrast)", elements, wrong);
+      if (contrast_mismatches != nullptr) (*contrast_mismatches)[other] += wrong;
     }
   }
   return total;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct OracleCase {
 /// Writes every case as .tflite, runs them all in one LiteRT.js batch and in qparity, and compares
 /// every output element (ADD_FAILURE with the case and the first differing element on a
 /// mismatch). Returns the total of compared elements. FAILS (not skips) when LiteRT.js is missing.
-std::size_t run_oracle_cases(const std::vector<OracleCase>& cases);
+/// `contrast_mismatches` (optional) receives, per contrast profile, its mismatches over all cases,
+/// for tests that require a contrast to differ somewhere.
+std::size_t run_oracle_cases(const std::vector<OracleCase>& cases,
+                             std::map<std::string, std::size_t>* contrast_mismatches = nullptr);
 
 }  // namespace qparity_test

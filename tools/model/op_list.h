@@ -22,7 +22,11 @@
   X(Quantize, "QUANTIZE", 114, 2, quantize)                             \
   X(Dequantize, "DEQUANTIZE", 6, 2, dequantize)                         \
   X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
-  X(Squeeze, "SQUEEZE", 43, 1, squeeze)
+  X(Squeeze, "SQUEEZE", 43, 1, squeeze)                                 \
+  X(Softmax, "SOFTMAX", 25, 2, softmax)                                 \
+  X(Concatenation, "CONCATENATION", 2, 2, concatenation)                \
+  X(Pad, "PAD", 34, 2, pad)                                             \
+  X(PadV2, "PADV2", 60, 2, pad_v2)
 
 namespace qparity::model {
 

@@ -111,6 +111,10 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
                                         "that dimension", label, d.quant.scales.size(), axis, cli::shape_text(d.shape)));
         }
         d.quant.axis = static_cast<std::size_t>(axis);
+      } else if (axis > 0) {
+        // Kept for one-scale tensors too: XNNPACK's delegate declines an 8-bit tensor whose
+        // quantized_dimension is not 0, so it decides which kernel runs the node.
+        d.quant.axis = static_cast<std::size_t>(axis);
       }
     } else if (!d.quant.zero_points.empty()) {
       // Zero points without scales: not quantized (some converters write a lone 0).
