@@ -114,9 +114,9 @@ inline Result<PackedGemm> pack_fully_connected(const FullyConnectedWeights& f, R
 template <class AType, class OutType>
 Status fully_connected(const PackedGemm& packed,
                        const FullyConnectedCall<AType, OutType>& call) noexcept {
-  return nothrow::gemm(packed, GemmCall<AType, OutType>{call.batch, call.input, 0,
-                                                        call.input_zero_point, call.output,
-                                                        call.out, 0});
+  return nothrow::gemm(packed,
+                       GemmCall<AType, OutType>{call.batch, call.input, 0, call.input_zero_point,
+                                                call.output, call.out, 0});
 }
 
 /// qparity::fully_connected<Policy, Accum>(f, call): the one-shot form.
@@ -133,8 +133,9 @@ Result<PackedConv2D> pack_conv2d(const Conv2DGeometry& geometry, const ConvWeigh
                                  RoundingCore core, AccumulatorSpec accumulator = {}) noexcept;
 
 /// PackedConv2D(isa, ...): kUnsupportedIsa if `isa` is not in supported_isas().
-Result<PackedConv2D> pack_conv2d(Isa isa, const Conv2DGeometry& geometry, const ConvWeights& weights,
-                                 RoundingCore core, AccumulatorSpec accumulator = {}) noexcept;
+Result<PackedConv2D> pack_conv2d(Isa isa, const Conv2DGeometry& geometry,
+                                 const ConvWeights& weights, RoundingCore core,
+                                 AccumulatorSpec accumulator = {}) noexcept;
 
 /// qparity::conv2d(conv, call).
 template <class AType, class OutType>
@@ -169,7 +170,8 @@ Result<PackedDepthwiseConv2D> pack_depthwise_conv2d(const DepthwiseConv2DGeometr
                                                     AccumulatorSpec accumulator = {}) noexcept;
 
 /// PackedDepthwiseConv2D(isa, ...): kUnsupportedIsa if `isa` is not in supported_isas().
-Result<PackedDepthwiseConv2D> pack_depthwise_conv2d(Isa isa, const DepthwiseConv2DGeometry& geometry,
+Result<PackedDepthwiseConv2D> pack_depthwise_conv2d(Isa isa,
+                                                    const DepthwiseConv2DGeometry& geometry,
                                                     const ConvWeights& weights, RoundingCore core,
                                                     AccumulatorSpec accumulator = {}) noexcept;
 
@@ -211,27 +213,26 @@ extern template Status requantize<std::int16_t>(Isa, const RequantizeArgs&, std:
 extern template Status requantize<std::int32_t>(Isa, const RequantizeArgs&, std::int32_t*) noexcept;
 
 #define QPARITY_NOTHROW_EXTERN(A, O)                                                               \
-  extern template Status gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&) noexcept;           \
-  extern template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,  \
-                                          std::size_t) noexcept;                                  \
-  extern template Status gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&,            \
-                                             unsigned) noexcept;                                  \
-  extern template Status gemm<A, O>(const GemmProblem<A, O>&, RoundingCore,                       \
-                                    AccumulatorSpec) noexcept;                                    \
-  extern template Status conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&) noexcept;       \
-  extern template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&,           \
-                                            std::size_t, std::size_t) noexcept;                   \
-  extern template Status conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&,        \
-                                               unsigned) noexcept;                                \
-  extern template Status conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore,                   \
-                                      AccumulatorSpec) noexcept;                                  \
-  extern template Status depthwise_conv2d<A, O>(const PackedDepthwiseConv2D&,                     \
-                                                const ConvCall<A, O>&) noexcept;                  \
-  extern template Status depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&,               \
-                                                      const ConvCall<A, O>&, std::size_t,         \
-                                                      std::size_t) noexcept;                      \
-  extern template Status depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&,            \
-                                                         const ConvCall<A, O>&, unsigned) noexcept; \
+  extern template Status gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&) noexcept;            \
+  extern template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,   \
+                                          std::size_t) noexcept;                                   \
+  extern template Status gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&,             \
+                                             unsigned) noexcept;                                   \
+  extern template Status gemm<A, O>(const GemmProblem<A, O>&, RoundingCore,                        \
+                                    AccumulatorSpec) noexcept;                                     \
+  extern template Status conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&) noexcept;        \
+  extern template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&,            \
+                                            std::size_t, std::size_t) noexcept;                    \
+  extern template Status conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&,         \
+                                               unsigned) noexcept;                                 \
+  extern template Status conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore,                    \
+                                      AccumulatorSpec) noexcept;                                   \
+  extern template Status depthwise_conv2d<A, O>(const PackedDepthwiseConv2D&,                      \
+                                                const ConvCall<A, O>&) noexcept;                   \
+  extern template Status depthwise_conv2d_tiles<A, O>(                                             \
+      const PackedDepthwiseConv2D&, const ConvCall<A, O>&, std::size_t, std::size_t) noexcept;     \
+  extern template Status depthwise_conv2d_threaded<A, O>(                                          \
+      const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned) noexcept;                     \
   extern template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, \
                                                 AccumulatorSpec) noexcept;
 QPARITY_NOTHROW_EXTERN(std::int8_t, std::int8_t)

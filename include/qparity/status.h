@@ -37,8 +37,8 @@ enum class StatusCode : std::uint8_t {
   kUnsupportedIsa = 2,
   /// An allocation failed (std::bad_alloc: packed weights, scratch buffers).
   kOutOfMemory = 3,
-  /// Anything else (e.g. std::system_error when a std::thread cannot start): not the caller's input;
-  /// the message is the exception's what().
+  /// Anything else (e.g. std::system_error when a std::thread cannot start): not the caller's
+  /// input; the message is the exception's what().
   kInternal = 4,
 };
 

@@ -121,8 +121,9 @@ Result<PackedConv2D> pack_conv2d(const Conv2DGeometry& geometry, const ConvWeigh
       [&] { return PackedConv2D(geometry, weights, core, accumulator); });
 }
 
-Result<PackedConv2D> pack_conv2d(Isa isa, const Conv2DGeometry& geometry, const ConvWeights& weights,
-                                 RoundingCore core, AccumulatorSpec accumulator) noexcept {
+Result<PackedConv2D> pack_conv2d(Isa isa, const Conv2DGeometry& geometry,
+                                 const ConvWeights& weights, RoundingCore core,
+                                 AccumulatorSpec accumulator) noexcept {
   return guarded_value<PackedConv2D>(
       [&] { return PackedConv2D(isa, geometry, weights, core, accumulator); });
 }
@@ -134,7 +135,8 @@ Result<PackedDepthwiseConv2D> pack_depthwise_conv2d(const DepthwiseConv2DGeometr
       [&] { return PackedDepthwiseConv2D(geometry, weights, core, accumulator); });
 }
 
-Result<PackedDepthwiseConv2D> pack_depthwise_conv2d(Isa isa, const DepthwiseConv2DGeometry& geometry,
+Result<PackedDepthwiseConv2D> pack_depthwise_conv2d(Isa isa,
+                                                    const DepthwiseConv2DGeometry& geometry,
                                                     const ConvWeights& weights, RoundingCore core,
                                                     AccumulatorSpec accumulator) noexcept {
   return guarded_value<PackedDepthwiseConv2D>(
@@ -214,26 +216,27 @@ Status depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, Roundin
   return guarded([&] { qparity::depthwise_conv2d(p, core, accumulator); });
 }
 
-#define QPARITY_NOTHROW_INSTANTIATE(A, O)                                                          \
-  template Status gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&) noexcept;                  \
-  template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,         \
-                                   std::size_t) noexcept;                                         \
-  template Status gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned) noexcept; \
-  template Status gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec) noexcept;   \
-  template Status conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&) noexcept;              \
-  template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, std::size_t,     \
-                                     std::size_t) noexcept;                                       \
-  template Status conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&,               \
-                                        unsigned) noexcept;                                       \
-  template Status conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore, AccumulatorSpec) noexcept; \
-  template Status depthwise_conv2d<A, O>(const PackedDepthwiseConv2D&,                            \
-                                         const ConvCall<A, O>&) noexcept;                         \
-  template Status depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&,                      \
-                                               const ConvCall<A, O>&, std::size_t,                \
-                                               std::size_t) noexcept;                             \
-  template Status depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&,                   \
-                                                  const ConvCall<A, O>&, unsigned) noexcept;      \
-  template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore,       \
+#define QPARITY_NOTHROW_INSTANTIATE(A, O)                                                       \
+  template Status gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&) noexcept;                \
+  template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,       \
+                                   std::size_t) noexcept;                                       \
+  template Status gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&,                 \
+                                      unsigned) noexcept;                                       \
+  template Status gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec) noexcept; \
+  template Status conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&) noexcept;            \
+  template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, std::size_t,   \
+                                     std::size_t) noexcept;                                     \
+  template Status conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&,             \
+                                        unsigned) noexcept;                                     \
+  template Status conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore,                        \
+                               AccumulatorSpec) noexcept;                                       \
+  template Status depthwise_conv2d<A, O>(const PackedDepthwiseConv2D&,                          \
+                                         const ConvCall<A, O>&) noexcept;                       \
+  template Status depthwise_conv2d_tiles<A, O>(                                                 \
+      const PackedDepthwiseConv2D&, const ConvCall<A, O>&, std::size_t, std::size_t) noexcept;  \
+  template Status depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&,                 \
+                                                  const ConvCall<A, O>&, unsigned) noexcept;    \
+  template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore,     \
                                          AccumulatorSpec) noexcept;
 QPARITY_NOTHROW_INSTANTIATE(std::int8_t, std::int8_t)
 QPARITY_NOTHROW_INSTANTIATE(std::int8_t, std::uint8_t)

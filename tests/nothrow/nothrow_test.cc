@@ -2,6 +2,8 @@
 // point returns kOk and the same bits on a valid call, and on bad input the StatusCode of what the
 // throwing call throws (kInvalidArgument, kUnsupportedIsa for a forced ISA the CPU or build lacks,
 // kOutOfMemory for std::bad_alloc) with exactly the exception's message.
+#include "qparity/nothrow.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "failing_new.h"
-#include "qparity/nothrow.h"
 #include "qparity/presets.h"
 #include "qparity/status.h"
 
@@ -45,9 +46,9 @@ void expect_same_error(const Status& s, StatusCode code, F&& throwing) {
   EXPECT_EQ(want.rfind("qparity: ", 0), 0u) << want;
 }
 
-#define EXPECT_OK(expr)                                          \
-  do {                                                           \
-    const ::qparity::Status s_ = (expr);                         \
+#define EXPECT_OK(expr)                                                   \
+  do {                                                                    \
+    const ::qparity::Status s_ = (expr);                                  \
     EXPECT_TRUE(s_.ok()) << to_string(s_.code()) << ": " << s_.message(); \
   } while (0)
 
@@ -75,8 +76,8 @@ std::vector<RequantParams> channel_params(std::size_t n) {
   const Preset preset = find_preset("tflite-reference");
   std::vector<RequantParams> p;
   for (std::size_t j = 0; j < n; ++j) {
-    p.push_back(derive_requant_params(preset, 0.05f, 0.1f * (1.0f + static_cast<float>(j) / 16.0f),
-                                      1.0f));
+    p.push_back(
+        derive_requant_params(preset, 0.05f, 0.1f * (1.0f + static_cast<float>(j) / 16.0f), 1.0f));
   }
   return p;
 }
@@ -151,8 +152,8 @@ TEST(NothrowIsa, SameAnswersAsTheThrowingFunctions) {
 TEST(NothrowIsa, BadNamesAndValuesAreInvalidArguments) {
   expect_same_error(nothrow::isa_from_string("avx3").status(), StatusCode::kInvalidArgument,
                     [] { isa_from_string("avx3"); });
-  expect_same_error(nothrow::requantize_kernel_isa(kNotAnIsa).status(), StatusCode::kInvalidArgument,
-                    [] { requantize_kernel_isa(kNotAnIsa); });
+  expect_same_error(nothrow::requantize_kernel_isa(kNotAnIsa).status(),
+                    StatusCode::kInvalidArgument, [] { requantize_kernel_isa(kNotAnIsa); });
 }
 
 // ------------------------------------------ requantize ----------------------------------------
@@ -196,7 +197,8 @@ TEST(NothrowRequantize, BadInputGivesTheExceptionsCodeAndMessage) {
   RequantCase c;
   std::vector<std::int8_t> out(c.acc.size());
   // A null pointer.
-  expect_same_error(nothrow::requantize<std::int8_t>(c.args(), nullptr), StatusCode::kInvalidArgument,
+  expect_same_error(nothrow::requantize<std::int8_t>(c.args(), nullptr),
+                    StatusCode::kInvalidArgument,
                     [&] { requantize<std::int8_t>(c.args(), nullptr); });
   // A bad shift in one channel (the message names the channel).
   c.params[11].shift = 31;
@@ -211,11 +213,13 @@ TEST(NothrowRequantize, BadInputGivesTheExceptionsCodeAndMessage) {
   expect_same_error(nothrow::requantize(a, out.data()), StatusCode::kInvalidArgument,
                     [&] { requantize(a, out.data()); });
   // A forced ISA this build or CPU does not have.
-  expect_same_error(nothrow::requantize(kNotAnIsa, c.args(), out.data()), StatusCode::kUnsupportedIsa,
+  expect_same_error(nothrow::requantize(kNotAnIsa, c.args(), out.data()),
+                    StatusCode::kUnsupportedIsa,
                     [&] { requantize(kNotAnIsa, c.args(), out.data()); });
   if (const std::optional<Isa> missing = unsupported_isa()) {
     expect_same_error(nothrow::requantize(*missing, c.args(), out.data()),
-                      StatusCode::kUnsupportedIsa, [&] { requantize(*missing, c.args(), out.data()); });
+                      StatusCode::kUnsupportedIsa,
+                      [&] { requantize(*missing, c.args(), out.data()); });
   }
 }
 
@@ -239,8 +243,8 @@ struct GemmCase {
     return w;
   }
   GemmCall<std::int8_t, std::int8_t> call(std::int8_t* c) const {
-    return GemmCall<std::int8_t, std::int8_t>{m, a.data(), 0, 3,
-                                              full_range_output(OutputType::kInt8, -2), c, 0};
+    return GemmCall<std::int8_t, std::int8_t>{
+        m, a.data(), 0, 3, full_range_output(OutputType::kInt8, -2), c, 0};
   }
   GemmProblem<std::int8_t, std::int8_t> problem(std::int8_t* c) const {
     GemmProblem<std::int8_t, std::int8_t> g;
@@ -319,7 +323,8 @@ TEST(NothrowGemm, ValidCallsGiveTheThrowingCallsBits) {
     const PackedGemm forced(isa, g.weights(), kCore, {AccumulatorKind::kSaturating, 24});
     std::vector<std::int8_t> want_isa(size), got_isa(size, 0);
     gemm(forced, g.call(want_isa.data()));
-    Result<PackedGemm> q = nothrow::pack_gemm(isa, g.weights(), kCore, {AccumulatorKind::kSaturating, 24});
+    Result<PackedGemm> q =
+        nothrow::pack_gemm(isa, g.weights(), kCore, {AccumulatorKind::kSaturating, 24});
     ASSERT_TRUE(q.ok()) << q.status().message();
     EXPECT_EQ(q->isa(), isa);
     EXPECT_OK(nothrow::gemm(*q, g.call(got_isa.data())));
@@ -343,12 +348,15 @@ TEST(NothrowGemm, BadInputGivesTheExceptionsCodeAndMessage) {
                     [&] { (void)PackedGemm(no_b, kCore); });
   const AccumulatorSpec bad_acc{AccumulatorKind::kSaturating, 50};
   expect_same_error(nothrow::pack_gemm(g.weights(), kCore, bad_acc).status(),
-                    StatusCode::kInvalidArgument, [&] { (void)PackedGemm(g.weights(), kCore, bad_acc); });
+                    StatusCode::kInvalidArgument,
+                    [&] { (void)PackedGemm(g.weights(), kCore, bad_acc); });
   expect_same_error(nothrow::pack_gemm(kNotAnIsa, g.weights(), kCore).status(),
-                    StatusCode::kUnsupportedIsa, [&] { (void)PackedGemm(kNotAnIsa, g.weights(), kCore); });
+                    StatusCode::kUnsupportedIsa,
+                    [&] { (void)PackedGemm(kNotAnIsa, g.weights(), kCore); });
   if (const std::optional<Isa> missing = unsupported_isa()) {
     expect_same_error(nothrow::pack_gemm(*missing, g.weights(), kCore).status(),
-                      StatusCode::kUnsupportedIsa, [&] { (void)PackedGemm(*missing, g.weights(), kCore); });
+                      StatusCode::kUnsupportedIsa,
+                      [&] { (void)PackedGemm(*missing, g.weights(), kCore); });
   }
 
   // Running: a zero point outside int8, a null output, a tile range past the end.
@@ -396,7 +404,8 @@ TEST(NothrowFullyConnected, ValidAndBadCalls) {
   EXPECT_OK(nothrow::fully_connected(*p, g.fc_call(got.data())));
   EXPECT_EQ(got, want);
   got.assign(size, 0);
-  EXPECT_OK((nothrow::fully_connected<DoubleRoundingAwayFromZero>(g.fc_weights(), g.fc_call(got.data()))));
+  EXPECT_OK((
+      nothrow::fully_connected<DoubleRoundingAwayFromZero>(g.fc_weights(), g.fc_call(got.data()))));
   EXPECT_EQ(got, want);
 
   auto call = g.fc_call(got.data());
@@ -515,13 +524,15 @@ TEST(NothrowConv2D, BadInputGivesTheExceptionsCodeAndMessage) {
   expect_same_error(nothrow::pack_conv2d(c.geometry, c.weights(c.filter), kCore).status(),
                     StatusCode::kInvalidArgument,
                     [&] { (void)PackedConv2D(c.geometry, c.weights(c.filter), kCore); });
-  Conv2DProblem<std::int8_t, std::int8_t> problem{c.geometry, c.weights(c.filter), c.call(out.data())};
+  Conv2DProblem<std::int8_t, std::int8_t> problem{c.geometry, c.weights(c.filter),
+                                                  c.call(out.data())};
   expect_same_error(nothrow::conv2d(problem, kCore), StatusCode::kInvalidArgument,
                     [&] { conv2d(problem, kCore); });
   c.params[7].multiplier = 1 << 30;
-  expect_same_error(nothrow::pack_conv2d(kNotAnIsa, c.geometry, c.weights(c.filter), kCore).status(),
-                    StatusCode::kUnsupportedIsa,
-                    [&] { (void)PackedConv2D(kNotAnIsa, c.geometry, c.weights(c.filter), kCore); });
+  expect_same_error(
+      nothrow::pack_conv2d(kNotAnIsa, c.geometry, c.weights(c.filter), kCore).status(),
+      StatusCode::kUnsupportedIsa,
+      [&] { (void)PackedConv2D(kNotAnIsa, c.geometry, c.weights(c.filter), kCore); });
 
   const PackedConv2D packed(c.geometry, c.weights(c.filter), kCore);
   auto call = c.call(out.data());
@@ -547,7 +558,8 @@ TEST(NothrowDepthwiseConv2D, ValidCallsGiveTheThrowingCallsBits) {
   const PackedDepthwiseConv2D packed(c.dw_geometry, c.weights(c.dw_filter), kCore);
   depthwise_conv2d(packed, c.call(want.data()));
 
-  Result<PackedDepthwiseConv2D> p = nothrow::pack_depthwise_conv2d(c.dw_geometry, c.weights(c.dw_filter), kCore);
+  Result<PackedDepthwiseConv2D> p =
+      nothrow::pack_depthwise_conv2d(c.dw_geometry, c.weights(c.dw_filter), kCore);
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->kernel_name(), packed.kernel_name());
   EXPECT_OK(nothrow::depthwise_conv2d(*p, c.call(got.data())));
@@ -602,9 +614,11 @@ TEST(NothrowDepthwiseConv2D, BadInputGivesTheExceptionsCodeAndMessage) {
                     [&] { (void)PackedDepthwiseConv2D(c.dw_geometry, w, kCore); });
   if (const std::optional<Isa> missing = unsupported_isa()) {
     expect_same_error(
-        nothrow::pack_depthwise_conv2d(*missing, c.dw_geometry, c.weights(c.dw_filter), kCore).status(),
-        StatusCode::kUnsupportedIsa,
-        [&] { (void)PackedDepthwiseConv2D(*missing, c.dw_geometry, c.weights(c.dw_filter), kCore); });
+        nothrow::pack_depthwise_conv2d(*missing, c.dw_geometry, c.weights(c.dw_filter), kCore)
+            .status(),
+        StatusCode::kUnsupportedIsa, [&] {
+          (void)PackedDepthwiseConv2D(*missing, c.dw_geometry, c.weights(c.dw_filter), kCore);
+        });
   }
   DepthwiseConv2DProblem<std::int8_t, std::int8_t> problem{c.dw_geometry, w, c.call(out.data())};
   expect_same_error(nothrow::depthwise_conv2d(problem, kCore), StatusCode::kInvalidArgument,
@@ -616,7 +630,8 @@ TEST(NothrowDepthwiseConv2D, BadInputGivesTheExceptionsCodeAndMessage) {
   expect_same_error(nothrow::depthwise_conv2d(packed, call), StatusCode::kInvalidArgument,
                     [&] { depthwise_conv2d(packed, call); });
   expect_same_error(nothrow::depthwise_conv2d_threaded(packed, call, 2),
-                    StatusCode::kInvalidArgument, [&] { depthwise_conv2d_threaded(packed, call, 2); });
+                    StatusCode::kInvalidArgument,
+                    [&] { depthwise_conv2d_threaded(packed, call, 2); });
   const std::size_t tiles = depthwise_conv2d_tile_count(packed);
   expect_same_error(nothrow::depthwise_conv2d_tiles(packed, c.call(out.data()), tiles, tiles + 1),
                     StatusCode::kInvalidArgument,
