@@ -199,6 +199,7 @@ struct Int16PairSaturatingAccumulator {
 
 /// Validates a run-time accumulator description; throws InvalidArgument naming `accumulator.bits`
 /// and its allowed range.
+QPARITY_MAY_THROW
 inline void validate(AccumulatorSpec a) {
   switch (a.kind) {
     case AccumulatorKind::kInt32:
@@ -215,8 +216,9 @@ inline void validate(AccumulatorSpec a) {
       detail::require_in_range("accumulator.bits", a.bits, 16, 64, "wrapping accumulator width");
       return;
   }
-  throw InvalidArgument("qparity: accumulator.kind " + std::to_string(static_cast<int>(a.kind)) +
-                        " is not a valid AccumulatorKind");
+  QPARITY_THROW(InvalidArgument("qparity: accumulator.kind " +
+                                std::to_string(static_cast<int>(a.kind)) +
+                                " is not a valid AccumulatorKind"));
 }
 
 /// The accumulator model of `spec` applied to one dot product (the run-time form of Accum::dot).

@@ -60,6 +60,7 @@ namespace detail {
 /// computation far from overflow (2^24 = 16M pixels per side).
 inline constexpr std::int64_t kMaxConvExtent = std::int64_t{1} << 24;
 
+QPARITY_MAY_THROW
 inline void require_extent(const char* name, std::size_t v, std::int64_t lo = 1) {
   require_in_range(name, static_cast<std::int64_t>(v > static_cast<std::size_t>(kMaxConvExtent)
                                                        ? kMaxConvExtent + 1
@@ -67,6 +68,7 @@ inline void require_extent(const char* name, std::size_t v, std::int64_t lo = 1)
                    lo, kMaxConvExtent);
 }
 
+QPARITY_MAY_THROW
 inline std::size_t resolve_axis(const char* axis, std::size_t in, std::size_t k, std::size_t stride,
                                 std::size_t dilation, Padding padding, std::size_t* before,
                                 std::size_t* after) {
@@ -88,11 +90,12 @@ inline std::size_t resolve_axis(const char* axis, std::size_t in, std::size_t k,
   }
   const std::size_t padded = in + *before + *after;
   if (padded < ek) {
-    throw InvalidArgument(std::string("qparity: the ") + axis + " effective kernel extent " +
-                          std::to_string(ek) + " ((kernel - 1) * dilation + 1) exceeds the padded input " +
-                          std::to_string(padded) + " (input " + std::to_string(in) + " + padding " +
-                          std::to_string(*before + *after) + ") with " + to_string(padding) +
-                          " padding; allowed: effective kernel <= padded input (or use SAME padding)");
+    QPARITY_THROW(InvalidArgument(
+        std::string("qparity: the ") + axis + " effective kernel extent " + std::to_string(ek) +
+        " ((kernel - 1) * dilation + 1) exceeds the padded input " + std::to_string(padded) +
+        " (input " + std::to_string(in) + " + padding " + std::to_string(*before + *after) +
+        ") with " + to_string(padding) +
+        " padding; allowed: effective kernel <= padded input (or use SAME padding)"));
   }
   return (padded - ek) / stride + 1;
 }
@@ -101,6 +104,7 @@ inline std::size_t resolve_axis(const char* axis, std::size_t in, std::size_t k,
 
 /// Validates `w` and resolves it against an in_h x in_w input. Throws InvalidArgument naming the
 /// parameter (kernel_h, stride_w, pad_top, ...) and its allowed range.
+QPARITY_MAY_THROW
 inline ResolvedWindow resolve_window(const Window2D& w, std::size_t in_h, std::size_t in_w) {
   detail::require_extent("input_height", in_h);
   detail::require_extent("input_width", in_w);
@@ -111,8 +115,9 @@ inline ResolvedWindow resolve_window(const Window2D& w, std::size_t in_h, std::s
   detail::require_extent("dilation_h", w.dilation_h);
   detail::require_extent("dilation_w", w.dilation_w);
   if (static_cast<int>(w.padding) > static_cast<int>(Padding::kExplicit)) {
-    throw InvalidArgument("qparity: padding " + std::to_string(static_cast<int>(w.padding)) +
-                          " is not a valid Padding; allowed: VALID, SAME, EXPLICIT");
+    QPARITY_THROW(InvalidArgument("qparity: padding " +
+                                  std::to_string(static_cast<int>(w.padding)) +
+                                  " is not a valid Padding; allowed: VALID, SAME, EXPLICIT"));
   }
   ResolvedWindow r;
   if (w.padding == Padding::kExplicit) {
@@ -168,16 +173,17 @@ struct DepthwiseConv2DGeometry {
 
 /// Validates a conv2d geometry (every extent, groups dividing both channel counts, the window) and
 /// returns the resolved window.
+QPARITY_MAY_THROW
 inline ResolvedWindow validate(const Conv2DGeometry& g) {
   detail::require_extent("batch", g.batch);
   detail::require_extent("in_channels", g.in_channels);
   detail::require_extent("out_channels", g.out_channels);
   detail::require_extent("groups", g.groups);
   if (g.in_channels % g.groups != 0 || g.out_channels % g.groups != 0) {
-    throw InvalidArgument("qparity: groups = " + std::to_string(g.groups) +
-                          " is out of range; allowed: a divisor of both in_channels (" +
-                          std::to_string(g.in_channels) + ") and out_channels (" +
-                          std::to_string(g.out_channels) + ")");
+    QPARITY_THROW(InvalidArgument("qparity: groups = " + std::to_string(g.groups) +
+                                  " is out of range; allowed: a divisor of both in_channels (" +
+                                  std::to_string(g.in_channels) + ") and out_channels (" +
+                                  std::to_string(g.out_channels) + ")"));
   }
   const ResolvedWindow r = resolve_window(g.window, g.in_h, g.in_w);
   const std::size_t k = g.window.kernel_h * g.window.kernel_w * (g.in_channels / g.groups);
@@ -188,6 +194,7 @@ inline ResolvedWindow validate(const Conv2DGeometry& g) {
 }
 
 /// Validates a depthwise geometry and returns the resolved window.
+QPARITY_MAY_THROW
 inline ResolvedWindow validate(const DepthwiseConv2DGeometry& g) {
   detail::require_extent("batch", g.batch);
   detail::require_extent("in_channels", g.in_channels);

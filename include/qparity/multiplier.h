@@ -43,6 +43,7 @@ enum class TfliteBuild : std::uint8_t {
 /// The double-rounding build returns exponents above 30 unchanged (3e9 -> (1500000000, 32)); the
 /// rounding policies reject such shifts when they are used.
 /// Throws InvalidArgument unless `real_multiplier` is finite and > 0.
+QPARITY_MAY_THROW
 inline QuantizedMultiplier quantize_multiplier_tflite(double real_multiplier,
                                                       TfliteBuild build = TfliteBuild::kDoubleRounding) {
   detail::require_positive_finite("real_multiplier", real_multiplier);
@@ -70,6 +71,7 @@ inline QuantizedMultiplier quantize_multiplier_tflite(double real_multiplier,
 /// {M24 << 7, shift = biased_exponent - 126}, which denotes exactly the same real value, so the
 /// single-rounding policies reproduce `(acc * M24 + 2^(s-1)) >> s` bit for bit.
 /// Allowed scales: [2^-32, 256) (XNNPACK's own limits; its operators reject >= 256).
+QPARITY_MAY_THROW
 inline QuantizedMultiplier quantize_multiplier_float_mantissa(float scale) {
   detail::require_positive_finite("scale", scale);
   if (!(scale >= 0x1p-32f && scale < 256.0f)) {
@@ -86,6 +88,7 @@ inline QuantizedMultiplier quantize_multiplier_float_mantissa(float scale) {
 /// (int16x8 ops, both builds; also CMSIS-NN `REDUCE_MULTIPLIER`; docs/semantics.md §3.3):
 ///   rm = M < 0x7FFF0000 ? (M + 2^15) >> 16 : 0x7FFF        (half-up, capped)
 /// The shift is unchanged: real = rm * 2^(shift - 15).
+QPARITY_MAY_THROW
 inline QuantizedMultiplier reduce_multiplier_q31_to_q15(QuantizedMultiplier q31) {
   detail::require_in_range("multiplier", q31.multiplier, 0, 2147483647, "Q31 mantissa");
   const std::int32_t m = q31.multiplier;
@@ -99,6 +102,7 @@ inline QuantizedMultiplier reduce_multiplier_q31_to_q15(QuantizedMultiplier q31)
 /// Result {rm, shift = e}: real = rm * 2^(e - 15); TOSA's own shift attribute is 15 - e.
 /// This can differ by 1 from reduce_multiplier_q31_to_q15(quantize_multiplier_tflite(m)), which
 /// rounds twice. Throws unless m is finite and > 0.
+QPARITY_MAY_THROW
 inline QuantizedMultiplier quantize_multiplier_q15_direct(double real_multiplier) {
   detail::require_positive_finite("real_multiplier", real_multiplier);
   int exponent = 0;
@@ -115,6 +119,7 @@ inline QuantizedMultiplier quantize_multiplier_q15_direct(double real_multiplier
 /// the real multiplier into [0.5, 1] by doubling/halving (tracking a right shift starting at 31),
 /// q = nearbyint(real * 2^31) (round half to EVEN, in double), and if q == 2^31 halve it.
 /// Returned in TFLite convention: shift = 31 - right_shift.
+QPARITY_MAY_THROW
 inline QuantizedMultiplier quantize_multiplier_fbgemm(double real_multiplier) {
   detail::require_positive_finite("real_multiplier", real_multiplier);
   int right_shift = 31;

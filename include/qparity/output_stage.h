@@ -58,6 +58,7 @@ constexpr OutputParams full_range_output(OutputType type, std::int32_t zp = 0) {
 }
 
 /// Checks zero_point, qmin and qmax against `type`: each in the type's range, qmin <= qmax.
+QPARITY_MAY_THROW
 inline void validate(const OutputParams& o, OutputType type) {
   const std::int64_t lo = output_type_min(type), hi = output_type_max(type);
   detail::require_in_range("zero_point", o.zero_point, lo, hi, to_string(type));
@@ -105,6 +106,7 @@ inline const char* to_string(ClampDerivation d) {
 
 namespace detail {
 
+QPARITY_MAY_THROW
 inline std::int64_t quantize_bound(ClampDerivation d, float f, float scale, std::int32_t zp) {
   switch (d) {
     case ClampDerivation::kTflite: {
@@ -131,6 +133,7 @@ inline std::int64_t quantize_bound(ClampDerivation d, float f, float scale, std:
 /// The quantized clamp [qmin, qmax] (zero point included) for `activation`, derived the way
 /// `derivation` prescribes and intersected with `type`'s range.
 /// Throws InvalidArgument if output_scale is not finite and > 0 or zero_point is outside the type.
+QPARITY_MAY_THROW
 inline OutputParams activation_output_params(Activation activation, ClampDerivation derivation,
                                              float output_scale, std::int32_t zero_point,
                                              OutputType type) {

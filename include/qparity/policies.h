@@ -26,6 +26,7 @@ namespace qparity {
 /// Calls f(Policy{}) with the policy type of `core` (QPARITY_ROUNDING_CORE_LIST) and returns its
 /// result.
 template <class F>
+QPARITY_MAY_THROW
 decltype(auto) visit_rounding_core(RoundingCore core, F&& f) {
   switch (core) {
 #define QPARITY_VISIT_CORE(E, Name, Policy, Kind) \
@@ -33,8 +34,8 @@ decltype(auto) visit_rounding_core(RoundingCore core, F&& f) {
     QPARITY_ROUNDING_CORE_LIST(QPARITY_VISIT_CORE)
 #undef QPARITY_VISIT_CORE
   }
-  throw InvalidArgument("qparity: rounding core " + std::to_string(static_cast<int>(core)) +
-                        " is not a valid RoundingCore");
+  QPARITY_THROW(InvalidArgument("qparity: rounding core " + std::to_string(static_cast<int>(core)) +
+                                " is not a valid RoundingCore"));
 }
 
 // Every entry of the list names a policy whose kCore is that entry: a list row pointing at the
@@ -45,23 +46,27 @@ QPARITY_ROUNDING_CORE_LIST(QPARITY_CHECK_CORE_POLICY)
 #undef QPARITY_CHECK_CORE_POLICY
 
 /// The formula of `core` in one line, as its policy's doc comment states it (Policy::kFormula).
+QPARITY_MAY_THROW
 inline const char* formula_text(RoundingCore core) {
   return visit_rounding_core(core, [](auto policy) -> const char* { return decltype(policy)::kFormula; });
 }
 
 /// The tie rule(s) of `core` in words (Policy::kTieRuleText).
+QPARITY_MAY_THROW
 inline const char* tie_rule_text(RoundingCore core) {
   return visit_rounding_core(core,
                              [](auto policy) -> const char* { return decltype(policy)::kTieRuleText; });
 }
 
 /// Validates `params` for `core`; throws InvalidArgument naming the field and its range.
+QPARITY_MAY_THROW
 inline void validate(RoundingCore core, const RequantParams& params) {
   visit_rounding_core(core, [&](auto policy) { decltype(policy)::validate(params); });
 }
 
 /// Scalar requantization by run-time core (the oracle the SIMD paths are tested against).
 /// Assumes validated parameters.
+QPARITY_MAY_THROW
 inline std::int32_t requantize(RoundingCore core, std::int32_t acc, const RequantParams& params) {
   return visit_rounding_core(core, [&](auto policy) {
     return decltype(policy)::requantize(acc, params);

@@ -41,6 +41,7 @@ inline bool positive_finite(float v) noexcept {
   return v > 0.0f && v <= std::numeric_limits<float>::max();
 }
 
+QPARITY_MAY_THROW
 inline void validate_float_scale(const char* name, float value) {
   require_positive_finite(name, value);
 }
@@ -67,7 +68,9 @@ struct Float32Rounding {
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = true;
 
-  static void validate(const RequantParams& p) { detail::validate_float_scale("scale", p.scale); }
+  QPARITY_MAY_THROW static void validate(const RequantParams& p) {
+    detail::validate_float_scale("scale", p.scale);
+  }
   static bool is_valid(const RequantParams& p) noexcept { return detail::positive_finite(p.scale); }
 
   static std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
@@ -103,7 +106,7 @@ struct Float32ZeroPointInside {
   static constexpr bool kZeroPointInside = true;
   static constexpr bool kAcceptsWideInput = true;
 
-  static void validate(const RequantParams& p) {
+  QPARITY_MAY_THROW static void validate(const RequantParams& p) {
     detail::validate_float_scale("scale", p.scale);
     detail::validate_float_scale("post_scale", p.post_scale);
     if (!std::isfinite(p.bias)) detail::throw_out_of_range("bias", p.bias, "a finite value");

@@ -33,7 +33,7 @@ struct Q15Rounding {
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = true;
 
-  static void validate(const RequantParams& p) { detail::validate_q15_params(p); }
+  QPARITY_MAY_THROW static void validate(const RequantParams& p) { detail::validate_q15_params(p); }
   static bool is_valid(const RequantParams& p) noexcept { return detail::q15_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {

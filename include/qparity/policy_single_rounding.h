@@ -79,7 +79,7 @@ struct SingleRounding {
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = true;
 
-  static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
+  QPARITY_MAY_THROW static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
   static bool is_valid(const RequantParams& p) noexcept { return detail::q31_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {
@@ -118,7 +118,7 @@ struct SingleRoundingUpwardNeon {
   static constexpr bool kZeroPointInside = false;
   static constexpr bool kAcceptsWideInput = false;
 
-  static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
+  QPARITY_MAY_THROW static void validate(const RequantParams& p) { detail::validate_q31_params(p); }
   static bool is_valid(const RequantParams& p) noexcept { return detail::q31_params_valid(p); }
 
   static constexpr std::int32_t requantize(std::int32_t acc, const RequantParams& p) noexcept {

@@ -224,6 +224,7 @@ inline const std::vector<Preset>& named_presets() {
 /// Looks a preset up by name: a named preset, or an NPU family member
 /// "npu-{hu|haz|he|tz|fl}-{q31|q15|f24}-{int32|int64|sat16..sat48|wrap16..wrap64}".
 /// Throws InvalidArgument listing the valid names otherwise.
+QPARITY_MAY_THROW
 inline Preset find_preset(const std::string& name) {
   for (const Preset& p : named_presets()) {
     if (p.name == name) return p;
@@ -256,8 +257,9 @@ inline Preset find_preset(const std::string& name) {
   }
   std::string allowed;
   for (const Preset& p : named_presets()) allowed += (allowed.empty() ? "" : ", ") + p.name;
-  throw InvalidArgument("qparity: preset '" + name + "' is unknown; allowed: " + allowed +
-                        ", or npu-{hu|haz|he|tz|fl}-{q31|q15|f24}-{int32|int64|satN|wrapN}");
+  QPARITY_THROW(InvalidArgument(
+      "qparity: preset '" + name + "' is unknown; allowed: " + allowed +
+      ", or npu-{hu|haz|he|tz|fl}-{q31|q15|f24}-{int32|int64|satN|wrapN}"));
 }
 
 /// Every tie rule x multiplier precision of the NPU family, with accumulator `acc` (what
@@ -279,6 +281,7 @@ inline std::vector<Preset> npu_family(AccumulatorSpec acc = {}) {
 /// the result against the core: a scale whose shift falls outside the core's range throws
 /// InvalidArgument naming the scale. Faithful to TFLite, the TFLite derivations flush scales below
 /// 2^-32 to multiplier 0 (every output becomes the zero point) instead of rejecting them.
+QPARITY_MAY_THROW
 inline RequantParams derive_requant_params(RoundingCore core, MultiplierDerivation derivation,
                                            const EffectiveScale& eff, float bias = 0.0f) {
   detail::require_positive_finite("scale", eff.scale);
@@ -303,8 +306,9 @@ inline RequantParams derive_requant_params(RoundingCore core, MultiplierDerivati
   }
   if (derivation == MultiplierDerivation::kFloatScale || is_float_core(core)) {
     if (!is_float_core(core)) {
-      throw InvalidArgument(std::string("qparity: multiplier derivation float-scale needs a float "
-                                        "rounding core (F32, F32-ZPF), not ") + to_string(core));
+      QPARITY_THROW(InvalidArgument(std::string("qparity: multiplier derivation float-scale needs a "
+                                                "float rounding core (F32, F32-ZPF), not ") +
+                                    to_string(core)));
     }
     p.scale = static_cast<float>(eff.scale);
     p.post_scale = eff.post_scale;
@@ -317,17 +321,25 @@ inline RequantParams derive_requant_params(RoundingCore core, MultiplierDerivati
     p.multiplier = q15 ? m.multiplier << 16 : m.multiplier;
     p.shift = m.shift;
   }
-  try {
-    validate(core, p);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument("qparity: scale = " + detail::to_text(eff.scale) + " cannot be used with " +
-                          to_string(core) + " (derivation " + to_string(derivation) +
-                          "): " + e.what());
-  }
+  // A rejected result names the scale: "qparity: scale = ... cannot be used with ...: <why>".
+  struct Derived {
+    double scale;
+    RoundingCore core;
+    MultiplierDerivation derivation;
+    static std::string wrap(const void* data, const std::string& message) {
+      const auto* d = static_cast<const Derived*>(data);
+      return "qparity: scale = " + detail::to_text(d->scale) + " cannot be used with " +
+             to_string(d->core) + " (derivation " + to_string(d->derivation) + "): " + message;
+    }
+  };
+  const Derived derived{eff.scale, core, derivation};
+  const detail::ErrorContext context(&Derived::wrap, &derived);
+  validate(core, p);
   return p;
 }
 
 /// Preset convenience: composes (s_in, s_w, s_out) and derives the core parameters.
+QPARITY_MAY_THROW
 inline RequantParams derive_requant_params(const Preset& preset, float input_scale,
                                            float filter_scale, float output_scale,
                                            float bias = 0.0f) {

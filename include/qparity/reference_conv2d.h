@@ -69,6 +69,7 @@ struct DepthwiseConv2DProblem {
 };
 
 /// Validates the weights of a convolution with `out_channels` outputs for `core`.
+QPARITY_MAY_THROW
 inline void validate_conv_weights(const ConvWeights& w, std::size_t out_channels, RoundingCore core) {
   detail::require_pointer(w.filter, "filter");
   detail::require_pointer(w.params, "params");
@@ -80,17 +81,14 @@ inline void validate_conv_weights(const ConvWeights& w, std::size_t out_channels
     }
   }
   const std::size_t np = w.per_channel ? out_channels : 1;
-  for (std::size_t j = 0; j < np; ++j) {
-    try {
-      validate(core, w.params[j]);
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string(e.what()) + " (params[" + std::to_string(j) + "])");
-    }
-  }
+  detail::IndexedErrorSuffix entry{"params", 0};  // errors end with " (params[j])"
+  const detail::ErrorContext context(&detail::IndexedErrorSuffix::wrap, &entry);
+  for (; entry.index < np; ++entry.index) validate(core, w.params[entry.index]);
 }
 
 /// Validates one run: pointers, the input zero point within AType, the output parameters.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 void validate_conv_call(const ConvCall<AType, OutType>& c) {
   detail::require_pointer(c.input, "input");
   detail::require_pointer(c.out, "out");
@@ -102,6 +100,7 @@ void validate_conv_call(const ConvCall<AType, OutType>& c) {
 
 /// Validates a conv2d problem for `core`; returns the resolved window.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 ResolvedWindow validate_conv2d(const Conv2DProblem<AType, OutType>& p, RoundingCore core) {
   const ResolvedWindow r = validate(p.geometry);
   validate_conv_weights(p.weights, p.geometry.out_channels, core);
@@ -111,6 +110,7 @@ ResolvedWindow validate_conv2d(const Conv2DProblem<AType, OutType>& p, RoundingC
 
 /// Validates a depthwise conv2d problem for `core`; returns the resolved window.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 ResolvedWindow validate_depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p,
                                          RoundingCore core) {
   const ResolvedWindow r = validate(p.geometry);
@@ -224,6 +224,7 @@ void depthwise_conv2d_loop(const DepthwiseConv2DProblem<AType, OutType>& p, cons
 /// The reference conv2d for rounding policy `Policy` and accumulator model `Accum`. Validates
 /// (throws InvalidArgument naming the parameter).
 template <class Policy, class Accum = Int32Accumulator, class AType, class OutType>
+QPARITY_MAY_THROW
 void conv2d(const Conv2DProblem<AType, OutType>& p) {
   const ResolvedWindow r = validate_conv2d(p, Policy::kCore);
   detail::conv2d_loop<Policy>(
@@ -236,6 +237,7 @@ void conv2d(const Conv2DProblem<AType, OutType>& p) {
 
 /// The reference conv2d with the rounding core and accumulator model chosen at run time.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 void conv2d(const Conv2DProblem<AType, OutType>& p, RoundingCore core, AccumulatorSpec accumulator) {
   validate(accumulator);
   const ResolvedWindow r = validate_conv2d(p, core);
@@ -253,6 +255,7 @@ void conv2d(const Conv2DProblem<AType, OutType>& p, RoundingCore core, Accumulat
 
 /// The reference depthwise conv2d for `Policy` and `Accum`. Validates.
 template <class Policy, class Accum = Int32Accumulator, class AType, class OutType>
+QPARITY_MAY_THROW
 void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p) {
   const ResolvedWindow r = validate_depthwise_conv2d(p, Policy::kCore);
   detail::depthwise_conv2d_loop<Policy>(
@@ -265,6 +268,7 @@ void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p) {
 
 /// The reference depthwise conv2d with the rounding core and accumulator model chosen at run time.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, RoundingCore core,
                       AccumulatorSpec accumulator) {
   validate(accumulator);

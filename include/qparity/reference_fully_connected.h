@@ -67,6 +67,7 @@ namespace reference {
 
 /// The reference fully connected layer (header-only; reference::gemm underneath).
 template <class Policy, class Accum = Int32Accumulator, class AType, class OutType>
+QPARITY_MAY_THROW
 void fully_connected(const FullyConnectedWeights& f, const FullyConnectedCall<AType, OutType>& call) {
   reference::gemm<Policy, Accum>(gemm_problem_of(f, call));
 }

@@ -76,10 +76,15 @@ struct StridedView {
   T operator[](std::size_t i) const { return data[i * stride]; }
 };
 
+QPARITY_MAY_THROW
 inline void require_pointer(const void* p, const char* name) {
-  if (p == nullptr) throw InvalidArgument(std::string("qparity: ") + name + " is null; allowed: a non-null pointer");
+  if (p == nullptr) {
+    QPARITY_THROW(InvalidArgument(std::string("qparity: ") + name +
+                                  " is null; allowed: a non-null pointer"));
+  }
 }
 
+QPARITY_MAY_THROW
 inline void require_stride(const char* name, std::size_t stride, std::size_t min) {
   if (stride != 0 && stride < min) {
     throw_out_of_range(name, stride, ">= " + std::to_string(min) + ", or 0 for dense");
@@ -91,11 +96,12 @@ inline void require_stride(const char* name, std::size_t stride, std::size_t min
 /// Validates a GEMM problem for `core`: sizes, pointers, strides, zero points (A's within its
 /// type, B's within int8), every RequantParams entry, and the output clamp against OutType.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 void validate_gemm(const GemmProblem<AType, OutType>& g, RoundingCore core) {
   if (g.m == 0 || g.n == 0 || g.k == 0) {
-    throw InvalidArgument("qparity: gemm sizes m = " + std::to_string(g.m) + ", n = " +
-                          std::to_string(g.n) + ", k = " + std::to_string(g.k) +
-                          " are out of range; allowed: each >= 1");
+    QPARITY_THROW(InvalidArgument("qparity: gemm sizes m = " + std::to_string(g.m) + ", n = " +
+                                  std::to_string(g.n) + ", k = " + std::to_string(g.k) +
+                                  " are out of range; allowed: each >= 1"));
   }
   detail::require_pointer(g.a, "a");
   detail::require_pointer(g.b, "b");
@@ -114,13 +120,9 @@ void validate_gemm(const GemmProblem<AType, OutType>& g, RoundingCore core) {
     }
   }
   const std::size_t np = g.per_channel ? g.n : 1;
-  for (std::size_t j = 0; j < np; ++j) {
-    try {
-      validate(core, g.params[j]);
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string(e.what()) + " (params[" + std::to_string(j) + "])");
-    }
-  }
+  detail::IndexedErrorSuffix entry{"params", 0};  // errors end with " (params[j])"
+  const detail::ErrorContext context(&detail::IndexedErrorSuffix::wrap, &entry);
+  for (; entry.index < np; ++entry.index) validate(core, g.params[entry.index]);
   validate(g.output, detail::output_type_of<OutType>());
 }
 
@@ -184,6 +186,7 @@ void gemm_loop(const GemmProblem<AType, OutType>& g, const Dot& dot, bool wide) 
 /// (SR-*, Q15, F32*); for the int32-defined policies (DR-*, SR-UP-NEON) a wide accumulator is
 /// first reduced modulo 2^32, as storing it in an int32 register would.
 template <class Policy, class Accum = Int32Accumulator, class AType, class OutType>
+QPARITY_MAY_THROW
 void gemm(const GemmProblem<AType, OutType>& g) {
   validate_gemm(g, Policy::kCore);
   detail::gemm_loop<Policy>(
@@ -196,6 +199,7 @@ void gemm(const GemmProblem<AType, OutType>& g) {
 /// The reference GEMM with the rounding core and accumulator model chosen at run time. For the
 /// pairsat16 model the activation type picks the variant (int8: +128 shift). Validates.
 template <class AType, class OutType>
+QPARITY_MAY_THROW
 void gemm(const GemmProblem<AType, OutType>& g, RoundingCore core, AccumulatorSpec accumulator) {
   validate(accumulator);
   validate_gemm(g, core);

@@ -47,6 +47,7 @@ inline const char* to_string(RoundingCore core) {
 }
 
 /// Parses a core name as printed by to_string (exact match). Throws InvalidArgument otherwise.
+QPARITY_MAY_THROW
 inline RoundingCore rounding_core_from_string(const std::string& name) {
   for (RoundingCore c : kAllRoundingCores) {
     if (name == to_string(c)) return c;
@@ -56,7 +57,8 @@ inline RoundingCore rounding_core_from_string(const std::string& name) {
     if (!allowed.empty()) allowed += ", ";
     allowed += to_string(c);
   }
-  throw InvalidArgument("qparity: rounding core '" + name + "' is unknown; allowed: " + allowed);
+  QPARITY_THROW(
+      InvalidArgument("qparity: rounding core '" + name + "' is unknown; allowed: " + allowed));
 }
 
 /// Which fields of RequantParams a core reads (the ParamKind column of the core list).
@@ -126,11 +128,13 @@ constexpr bool q15_params_valid(const RequantParams& p) noexcept {
          p.shift <= kQ15ShiftMax;
 }
 
+QPARITY_MAY_THROW
 inline void validate_q31_params(const RequantParams& p) {
   require_in_range("multiplier", p.multiplier, 0, kQ31MultiplierMax, "Q31 mantissa");
   require_in_range("shift", p.shift, kQ31ShiftMin, kQ31ShiftMax, "TFLite convention, > 0 = left");
 }
 
+QPARITY_MAY_THROW
 inline void validate_q15_params(const RequantParams& p) {
   require_in_range("multiplier", p.multiplier, 0, kQ15MultiplierMax, "Q15 mantissa");
   require_in_range("shift", p.shift, kQ15ShiftMin, kQ15ShiftMax,

@@ -34,6 +34,7 @@ struct EffectiveScale {
 
 /// Composes (s_in, s_w, s_out) the way `composition` prescribes. Throws InvalidArgument naming
 /// the scale that is not finite and > 0.
+QPARITY_MAY_THROW
 inline EffectiveScale compose_scale(ScaleComposition composition, float input_scale,
                                     float filter_scale, float output_scale) {
   detail::require_positive_finite("input_scale", input_scale);

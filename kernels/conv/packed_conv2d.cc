@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/conv/packed_conv2d_data.h"
+#include "kernels/dispatch/unsupported_isa.h"
 #include "kernels/gemm/gemm_driver.h"
 #include "qparity/conv2d.h"
 #include "qparity/error.h"
@@ -38,10 +39,7 @@ PackedConv2D::PackedConv2D(const Conv2DGeometry& geometry, const ConvWeights& we
 PackedConv2D::PackedConv2D(Isa isa, const Conv2DGeometry& geometry, const ConvWeights& weights,
                            RoundingCore core, AccumulatorSpec accumulator) {
   using namespace internal;
-  if ((supported_isas() & mask_of(isa)) == 0) {
-    throw InvalidArgument(std::string("qparity: isa = ") + to_string(isa) +
-                          " is not supported on this CPU or not compiled in");
-  }
+  internal::require_supported(isa);
   validate(accumulator);
   const ResolvedWindow r = validate(geometry);
   validate_conv_weights(weights, geometry.out_channels, core);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/depthwise/packed_depthwise_conv2d_data.h"
+#include "kernels/dispatch/unsupported_isa.h"
 #include "qparity/depthwise_conv2d.h"
 #include "qparity/error.h"
 
@@ -44,10 +45,7 @@ PackedDepthwiseConv2D::PackedDepthwiseConv2D(Isa isa, const DepthwiseConv2DGeome
                                              const ConvWeights& weights, RoundingCore core,
                                              AccumulatorSpec accumulator) {
   using namespace internal;
-  if ((supported_isas() & mask_of(isa)) == 0) {
-    throw InvalidArgument(std::string("qparity: isa = ") + to_string(isa) +
-                          " is not supported on this CPU or not compiled in");
-  }
+  internal::require_supported(isa);
   validate(accumulator);
   const ResolvedWindow r = validate(geometry);
   const std::size_t oc = geometry.out_channels();

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <string>
 
+#include "kernels/dispatch/unsupported_isa.h"
 #include "qparity/error.h"
 #include "qparity/policies.h"
 #include "rounding/requantize_kernel.h"
@@ -97,10 +98,7 @@ Isa requantize_kernel_isa(Isa isa) {
 
 template <class Out>
 void requantize(Isa isa, const RequantizeArgs& args, Out* dst) {
-  if ((supported_isas() & mask_of(isa)) == 0) {
-    throw InvalidArgument(std::string("qparity: isa = ") + to_string(isa) +
-                          " is not supported on this CPU or not compiled in");
-  }
+  internal::require_supported(isa);
   RequantizeArgs a;
   if (!prepare(args, dst, &a)) return;
   internal::requantize_kernels(isa).get<Out>()(a, dst);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/dispatch/unsupported_isa.h"
 #include "kernels/gemm/packed_gemm_data.h"
 #include "kernels/registry/kernel_registry.h"
 #include "qparity/error.h"
@@ -140,10 +141,7 @@ PackedGemm::PackedGemm(const GemmWeights& w, RoundingCore core, AccumulatorSpec 
 
 PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, AccumulatorSpec accumulator) {
   using namespace internal;
-  if ((supported_isas() & mask_of(isa)) == 0) {
-    throw InvalidArgument(std::string("qparity: isa = ") + to_string(isa) +
-                          " is not supported on this CPU or not compiled in");
-  }
+  internal::require_supported(isa);
   validate_weights(w, core, accumulator);
   auto d = std::make_unique<PackedGemmData>();
   d->n = w.n;

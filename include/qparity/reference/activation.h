@@ -76,6 +76,7 @@ inline std::int64_t tflite_bound(float f, float s, std::int32_t zp) {
 /// Derives the parameters of `variant`. Throws InvalidArgument for bad scales / zero points, or
 /// kXnnpackClamp with unequal quantizations.
 template <class T>
+QPARITY_MAY_THROW
 ReluParams make_relu_params(ReluKind kind, const TensorQuant& in, const TensorQuant& out,
                             ReluVariant variant, NpuHypothesis npu = {}) {
   static_assert(kIsQuant8<T>, "relu: 8-bit types only");
@@ -115,8 +116,9 @@ ReluParams make_relu_params(ReluKind kind, const TensorQuant& in, const TensorQu
       break;
     case ReluVariant::kXnnpackClamp: {
       if (!(in.scale == out.scale) || in.zero_point != out.zero_point) {
-        throw InvalidArgument("qparity: kXnnpackClamp models a clamp with equal input and output "
-                              "quantization; the given quantizations differ");
+        QPARITY_THROW(InvalidArgument(
+            "qparity: kXnnpackClamp models a clamp with equal input and output "
+            "quantization; the given quantizations differ"));
       }
       const OutputType type = std::is_same<T, std::int8_t>::value ? OutputType::kInt8 : OutputType::kUint8;
       const OutputParams o = activation_output_params(
@@ -141,6 +143,7 @@ ReluParams make_relu_params(ReluKind kind, const TensorQuant& in, const TensorQu
 
 /// One element (formulas and tie rules: ReluVariant).
 template <class T>
+QPARITY_MAY_THROW
 T relu_value(T x, const ReluParams& p) {
   const std::int32_t d = static_cast<std::int32_t>(x) - p.in.zero_point;
   std::int64_t y = 0;
@@ -182,6 +185,7 @@ T relu_value(T x, const ReluParams& p) {
 }
 
 template <class T>
+QPARITY_MAY_THROW
 std::vector<T> relu(const std::vector<T>& x, const ReluParams& p) {
   std::vector<T> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = relu_value<T>(x[i], p);

@@ -122,6 +122,7 @@ inline const char* to_string(ElementwiseArithmetic a) {
 }
 
 /// Parses a name printed by to_string(ElementwiseArithmetic). Throws InvalidArgument otherwise.
+QPARITY_MAY_THROW
 inline ElementwiseArithmetic elementwise_arithmetic_from_string(const std::string& name) {
   for (ElementwiseArithmetic a : kAllElementwiseArithmetics) {
     if (name == to_string(a)) return a;
@@ -130,8 +131,9 @@ inline ElementwiseArithmetic elementwise_arithmetic_from_string(const std::strin
   for (ElementwiseArithmetic a : kAllElementwiseArithmetics) {
     allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(a));
   }
-  throw InvalidArgument("qparity: element-wise arithmetic '" + name + "' is unknown; allowed: " +
-                        allowed);
+  QPARITY_THROW(InvalidArgument(
+      "qparity: element-wise arithmetic '" + name + "' is unknown; allowed: " +
+      allowed));
 }
 
 /// Scale and zero point of one per-tensor quantized tensor.
@@ -213,6 +215,7 @@ inline bool is_xnnpack(ElementwiseArithmetic a) {
 /// TFLite's QuantizeMultiplierSmallerThanOneExp (quantization_util.cc): requires 0 < r < 1, then
 /// QuantizeMultiplier; the result has shift <= 0. TFLite aborts (TFLITE_CHECK) outside (0, 1); we
 /// throw naming the quantity.
+QPARITY_MAY_THROW
 inline QuantizedMultiplier quantize_smaller_than_one(const char* what, double r,
                                                      TfliteBuild build) {
   if (!(r > 0.0 && r < 1.0)) {
@@ -256,11 +259,13 @@ constexpr Int128 negate_i128(Int128 a) noexcept {
   return Int128{~a.hi + (lo == 0 ? 1 : 0), lo};
 }
 
+QPARITY_MAY_THROW
 inline void validate_elementwise_type(ElementwiseOp op, ElementwiseArithmetic a, OutputType type,
                                       TensorQuantization in1, TensorQuantization in2,
                                       TensorQuantization out) {
   if (type == OutputType::kInt32) {
-    throw InvalidArgument("qparity: element-wise ops take int8, uint8 or int16 tensors, not int32");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: element-wise ops take int8, uint8 or int16 tensors, not int32"));
   }
   const std::int64_t lo = output_type_min(type), hi = output_type_max(type);
   qparity::detail::require_in_range("input1 zero_point", in1.zero_point, lo, hi, to_string(type));
@@ -271,23 +276,24 @@ inline void validate_elementwise_type(ElementwiseOp op, ElementwiseArithmetic a,
   qparity::detail::require_positive_finite("output scale", out.scale);
   if (type == OutputType::kInt16) {
     if (is_xnnpack(a) || is_tflite_neon(a)) {
-      throw InvalidArgument(std::string("qparity: ") + to_string(a) +
-                            " has no int16 element-wise arithmetic (XNNPACK takes no int16 "
-                            "ADD/SUB/MUL; TFLite's int16 NEON/AVX2 ADD is not modelled)");
+      QPARITY_THROW(InvalidArgument(std::string("qparity: ") + to_string(a) +
+                                    " has no int16 element-wise arithmetic (XNNPACK takes no int16 "
+                                    "ADD/SUB/MUL; TFLite's int16 NEON/AVX2 ADD is not modelled)"));
     }
     // TFLite add.cc and mul.cc require symmetric int16; sub.cc's general path allows asymmetric.
     if (op != ElementwiseOp::kSub && is_tflite_family(a) &&
         (in1.zero_point != 0 || in2.zero_point != 0 || out.zero_point != 0)) {
-      throw InvalidArgument(std::string("qparity: int16 ") + to_string(op) +
-                            " in TFLite requires zero points 0 (add.cc / mul.cc Prepare)");
+      QPARITY_THROW(InvalidArgument(std::string("qparity: int16 ") + to_string(op) +
+                                    " in TFLite requires zero points 0 (add.cc / mul.cc Prepare)"));
     }
   }
   if (type == OutputType::kUint8 && is_tflite_micro(a)) {
-    throw InvalidArgument("qparity: TFLite Micro's ADD/SUB/MUL take int8 and int16 only");
+    QPARITY_THROW(InvalidArgument("qparity: TFLite Micro's ADD/SUB/MUL take int8 and int16 only"));
   }
   if (op == ElementwiseOp::kSub && is_tflite_neon(a)) {
-    throw InvalidArgument("qparity: TFLite has no NEON SUB block: sub.cc runs the reference kernel "
-                          "for int8 and uint8 (use tflite-double / tflite-single)");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: TFLite has no NEON SUB block: sub.cc runs the reference kernel "
+        "for int8 and uint8 (use tflite-double / tflite-single)"));
   }
 }
 
@@ -337,6 +343,7 @@ inline void validate_elementwise_type(ElementwiseOp op, ElementwiseArithmetic a,
 /// multiplier outside the runtime's range (quoted above), int16 with XNNPACK or NEON, int16 ADD /
 /// MUL with non-zero zero points under TFLite (add.cc / mul.cc require them), uint8 under TFLM,
 /// SUB under the NEON variants (TFLite runs SUB's reference kernel on NEON too).
+QPARITY_MAY_THROW
 inline ElementwiseParams derive_elementwise_params(ElementwiseOp op, ElementwiseArithmetic a,
                                                    OutputType type, TensorQuantization in1,
                                                    TensorQuantization in2, TensorQuantization out,
@@ -713,11 +720,13 @@ inline constexpr std::size_t kMaxElementwiseDims = 6;
 /// dimension counts as 1, and each pair of dimensions must be equal or contain a 1 (the result is
 /// the other one; 1 and 0 give 0). Throws InvalidArgument for more than 6 dimensions or
 /// incompatible dimensions. A rank-0 shape ({}) is a scalar.
+QPARITY_MAY_THROW
 inline std::vector<std::size_t> broadcast_shape(const std::vector<std::size_t>& a,
                                                 const std::vector<std::size_t>& b) {
   if (a.size() > kMaxElementwiseDims || b.size() > kMaxElementwiseDims) {
-    throw InvalidArgument("qparity: element-wise shapes may have at most 6 dimensions (got " +
-                          std::to_string(a.size()) + " and " + std::to_string(b.size()) + ")");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: element-wise shapes may have at most 6 dimensions (got " +
+        std::to_string(a.size()) + " and " + std::to_string(b.size()) + ")"));
   }
   const std::size_t rank = a.size() > b.size() ? a.size() : b.size();
   std::vector<std::size_t> out(rank);
@@ -725,8 +734,9 @@ inline std::vector<std::size_t> broadcast_shape(const std::vector<std::size_t>& 
     const std::size_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const std::size_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) {
-      throw InvalidArgument("qparity: shapes do not broadcast: dimension " + std::to_string(i) +
-                            " is " + std::to_string(da) + " and " + std::to_string(db));
+      QPARITY_THROW(InvalidArgument(
+          "qparity: shapes do not broadcast: dimension " + std::to_string(i) +
+          " is " + std::to_string(da) + " and " + std::to_string(db)));
     }
     out[i] = da == 1 ? db : da;
   }
@@ -760,6 +770,7 @@ constexpr OutputType element_type_of() {
 /// *output_shape if given. Throws InvalidArgument for a type mismatch, a shape/size mismatch or
 /// shapes that do not broadcast.
 template <class T>
+QPARITY_MAY_THROW
 std::vector<T> elementwise(const ElementwiseParams& p, const std::vector<std::size_t>& shape1,
                            const std::vector<T>& input1, const std::vector<std::size_t>& shape2,
                            const std::vector<T>& input2,
@@ -768,12 +779,13 @@ std::vector<T> elementwise(const ElementwiseParams& p, const std::vector<std::si
                     std::is_same<T, std::int16_t>::value,
                 "elementwise: T must be int8_t, uint8_t or int16_t");
   if (detail::element_type_of<T>() != p.type) {
-    throw InvalidArgument(std::string("qparity: elementwise() called with ") +
-                          to_string(detail::element_type_of<T>()) + " data for " + to_string(p.type) +
-                          " parameters");
+    QPARITY_THROW(InvalidArgument(
+        std::string("qparity: elementwise() called with ") +
+        to_string(detail::element_type_of<T>()) + " data for " + to_string(p.type) +
+        " parameters"));
   }
   if (shape_elements(shape1) != input1.size() || shape_elements(shape2) != input2.size()) {
-    throw InvalidArgument("qparity: element-wise input sizes do not match their shapes");
+    QPARITY_THROW(InvalidArgument("qparity: element-wise input sizes do not match their shapes"));
   }
   const std::vector<std::size_t> out_shape = broadcast_shape(shape1, shape2);
   if (output_shape) *output_shape = out_shape;

@@ -93,14 +93,15 @@ inline int count_leading_zeros_u64(std::uint64_t v) {
 }  // namespace detail
 
 /// Output dims of MEAN over `dims` (the reduced axes become 1 with keep_dims, vanish otherwise).
+QPARITY_MAY_THROW
 inline std::vector<std::size_t> mean_output_dims(const std::vector<std::size_t>& dims, const MeanSpec& spec,
                                                  std::vector<bool>* reduced_out = nullptr) {
   std::vector<bool> reduced(dims.size(), false);
   for (int a : spec.axes) {
     const int r = a < 0 ? a + static_cast<int>(dims.size()) : a;
     if (r < 0 || r >= static_cast<int>(dims.size())) {
-      throw InvalidArgument("qparity: MEAN axis " + std::to_string(a) + " is outside a " +
-                            std::to_string(dims.size()) + "-D input");
+      QPARITY_THROW(InvalidArgument("qparity: MEAN axis " + std::to_string(a) + " is outside a " +
+                                    std::to_string(dims.size()) + "-D input"));
     }
     reduced[static_cast<std::size_t>(r)] = true;
   }
@@ -118,6 +119,7 @@ inline std::vector<std::size_t> mean_output_dims(const std::vector<std::size_t>&
 /// reduction, or a variant that does not apply (the H,W variants need 4-D, axes {1, 2} and
 /// keep_dims; kTflmSameQuantTruncate needs equal quantizations).
 template <class T>
+QPARITY_MAY_THROW
 std::vector<T> mean(const std::vector<T>& x, const std::vector<std::size_t>& dims, const MeanSpec& spec,
                     const TensorQuant& in, const TensorQuant& out, MeanVariant variant,
                     TfliteBuild build = TfliteBuild::kDoubleRounding, NpuHypothesis npu = {}) {
@@ -129,19 +131,22 @@ std::vector<T> mean(const std::vector<T>& x, const std::vector<std::size_t>& dim
   std::size_t total = 1;
   for (std::size_t d : dims) total *= d;
   if (total != x.size() || total == 0) {
-    throw InvalidArgument("qparity: MEAN input has " + std::to_string(x.size()) +
-                          " elements, the shape says " + std::to_string(total) + " (must be >= 1)");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: MEAN input has " + std::to_string(x.size()) +
+        " elements, the shape says " + std::to_string(total) + " (must be >= 1)"));
   }
   std::vector<bool> reduced;
   mean_output_dims(dims, spec, &reduced);
   const bool hw = dims.size() == 4 && reduced[1] && reduced[2] && !reduced[0] && !reduced[3] && spec.keep_dims;
   if ((variant == MeanVariant::kTfliteOptimizedHW || variant == MeanVariant::kTfliteOptimizedHWNeon ||
        variant == MeanVariant::kTflmHW) && !hw) {
-    throw InvalidArgument("qparity: this MEAN variant is the 4-D H,W keep_dims kernel; the given axes / "
-                          "keep_dims / rank are not that case");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: this MEAN variant is the 4-D H,W keep_dims kernel; the given axes / "
+        "keep_dims / rank are not that case"));
   }
   if (variant == MeanVariant::kTflmSameQuantTruncate && (!(in.scale == out.scale) || in.zero_point != out.zero_point)) {
-    throw InvalidArgument("qparity: kTflmSameQuantTruncate needs equal input and output quantization");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: kTflmSameQuantTruncate needs equal input and output quantization"));
   }
   // Sums over the reduced axes, outputs in row-major order of the kept axes.
   std::size_t n = 1, outputs = 1;

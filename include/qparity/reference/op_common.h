@@ -52,11 +52,13 @@ constexpr T saturate_to(std::int64_t v) {
 namespace detail {
 
 template <class T>
+QPARITY_MAY_THROW
 void require_zero_point(const char* name, std::int32_t zp) {
   qparity::detail::require_in_range(name, zp, type_min<T>(), type_max<T>(),
                                     std::is_same<T, std::int8_t>::value ? "int8" : "uint8");
 }
 
+QPARITY_MAY_THROW
 inline void require_scale(const char* name, float s) {
   qparity::detail::require_positive_finite(name, static_cast<double>(s));
 }
@@ -78,6 +80,7 @@ inline std::int32_t tflite_multiply_by_quantized_multiplier(std::int32_t x, Quan
 
 /// QuantizeMultiplier that also accepts 0 (TFLite maps a zero real multiplier to (0, 0)) and checks
 /// that the result is usable by MultiplyByQuantizedMultiplier (shift in [-31, 30]).
+QPARITY_MAY_THROW
 inline QuantizedMultiplier tflite_quantize_multiplier_checked(double real, TfliteBuild build) {
   if (real == 0.0) return QuantizedMultiplier{0, 0};
   const QuantizedMultiplier m = quantize_multiplier_tflite(real, build);
@@ -102,6 +105,7 @@ struct NpuRequant {
   RequantParams params;
 };
 
+QPARITY_MAY_THROW
 inline NpuRequant npu_requant(const NpuHypothesis& h, double eff) {
   const Preset preset = qparity::detail::make_npu_preset(h.tie, h.precision, AccumulatorSpec{});
   NpuRequant r;
@@ -113,6 +117,7 @@ inline NpuRequant npu_requant(const NpuHypothesis& h, double eff) {
 }
 
 /// One rounding of acc * eff as `r` prescribes (the value before the output zero point).
+QPARITY_MAY_THROW
 inline std::int32_t npu_apply(const NpuRequant& r, std::int32_t acc) {
   return requantize(r.core, acc, r.params);
 }

@@ -76,9 +76,11 @@ OutputType output_type_of() {
 }
 
 /// Resolves the window; throws InvalidArgument for anything TFLite's pooling would reject.
+QPARITY_MAY_THROW
 inline ResolvedWindow resolve_pool(const PoolWindow& w, const Shape4& s) {
   if (w.padding == Padding::kExplicit) {
-    throw InvalidArgument("qparity: pooling takes VALID or SAME padding (TFLite Pool2DOptions)");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: pooling takes VALID or SAME padding (TFLite Pool2DOptions)"));
   }
   Window2D win;
   win.kernel_h = w.filter_h;
@@ -90,12 +92,13 @@ inline ResolvedWindow resolve_pool(const PoolWindow& w, const Shape4& s) {
 }
 
 template <class T>
+QPARITY_MAY_THROW
 void require_pool_tensor(const std::vector<T>& x, const Shape4& s) {
   static_assert(kIsQuant8<T>, "pooling: 8-bit types only");
   if (x.size() != s.size() || s.n == 0 || s.c == 0) {
-    throw InvalidArgument("qparity: pooling input has " + std::to_string(x.size()) +
-                          " elements, the shape says " + std::to_string(s.size()) +
-                          " (batch and channels must be >= 1)");
+    QPARITY_THROW(InvalidArgument("qparity: pooling input has " + std::to_string(x.size()) +
+                                  " elements, the shape says " + std::to_string(s.size()) +
+                                  " (batch and channels must be >= 1)"));
   }
 }
 
@@ -120,6 +123,7 @@ void for_each_window(const Shape4& s, const PoolWindow& w, const ResolvedWindow&
 }  // namespace detail
 
 /// Output shape of a pool over `s` with `w` (TFLite's VALID / SAME arithmetic).
+QPARITY_MAY_THROW
 inline Shape4 pool_output_shape(const Shape4& s, const PoolWindow& w) {
   const ResolvedWindow r = detail::resolve_pool(w, s);
   return Shape4{s.n, r.out_h, r.out_w, s.c};
@@ -130,6 +134,7 @@ inline Shape4 pool_output_shape(const Shape4& s, const PoolWindow& w) {
 /// Throws InvalidArgument for a bad shape, window, scale or zero point, or a window with no
 /// in-image tap (TFLite returns an error there).
 template <class T>
+QPARITY_MAY_THROW
 std::vector<T> average_pool(const std::vector<T>& x, const Shape4& s, const PoolWindow& w,
                             const TensorQuant& in, const TensorQuant& out, Activation act,
                             AveragePoolVariant variant, NpuHypothesis npu = {}) {
@@ -149,7 +154,9 @@ std::vector<T> average_pool(const std::vector<T>& x, const Shape4& s, const Pool
         acc += x[((b * s.h + static_cast<std::size_t>(iy)) * s.w + static_cast<std::size_t>(ix)) * s.c + ch];
         ++n;
       }
-    if (n == 0) throw InvalidArgument("qparity: a pooling window has no tap inside the image");
+    if (n == 0) {
+      QPARITY_THROW(InvalidArgument("qparity: a pooling window has no tap inside the image"));
+    }
     std::int64_t v = 0;
     switch (variant) {
       case AveragePoolVariant::kTflite:
@@ -177,6 +184,7 @@ std::vector<T> average_pool(const std::vector<T>& x, const Shape4& s, const Pool
 /// MAX_POOL_2D over an NHWC tensor (formulas: MaxPoolVariant); only the output quantization is
 /// used (for the activation bounds). Throws as average_pool does.
 template <class T>
+QPARITY_MAY_THROW
 std::vector<T> max_pool(const std::vector<T>& x, const Shape4& s, const PoolWindow& w,
                         const TensorQuant& out, Activation act, MaxPoolVariant variant) {
   detail::require_pool_tensor(x, s);
@@ -195,7 +203,9 @@ std::vector<T> max_pool(const std::vector<T>& x, const Shape4& s, const PoolWind
         m = std::max<std::int32_t>(m, x[((b * s.h + static_cast<std::size_t>(iy)) * s.w + static_cast<std::size_t>(ix)) * s.c + ch]);
         any = true;
       }
-    if (!any) throw InvalidArgument("qparity: a pooling window has no tap inside the image");
+    if (!any) {
+      QPARITY_THROW(InvalidArgument("qparity: a pooling window has no tap inside the image"));
+    }
     y[k++] = saturate_to<T>(std::min<std::int32_t>(std::max<std::int32_t>(m, o.qmin), o.qmax));
   });
   return y;

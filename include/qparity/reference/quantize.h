@@ -95,6 +95,7 @@ T quantize_float(float x, const TensorQuant& out, QuantizeFloatVariant variant) 
 /// Element-wise quantize_float over a tensor (any shape). Throws InvalidArgument for a bad scale
 /// or zero point.
 template <class T>
+QPARITY_MAY_THROW
 std::vector<T> quantize(const std::vector<float>& x, const TensorQuant& out, QuantizeFloatVariant variant) {
   detail::require_scale("output scale", out.scale);
   detail::require_zero_point<T>("output zero_point", out.zero_point);
@@ -123,6 +124,7 @@ float dequantize_value(T q, const TensorQuant& in) {
 }
 
 template <class T>
+QPARITY_MAY_THROW
 std::vector<float> dequantize(const std::vector<T>& q, const TensorQuant& in) {
   detail::require_scale("input scale", in.scale);
   detail::require_zero_point<T>("input zero_point", in.zero_point);
@@ -174,6 +176,7 @@ struct RequantizeParams {
 /// Derives the parameters of `variant` from the float scales. Throws InvalidArgument for a bad
 /// scale or zero point, or a ratio outside XNNPACK's [2^-8, 2^7] for kXnnpack.
 template <class TIn, class TOut>
+QPARITY_MAY_THROW
 RequantizeParams make_requantize_params(const TensorQuant& in, const TensorQuant& out,
                                         RequantizeVariant variant, NpuHypothesis npu = {}) {
   static_assert(kIsQuant8<TIn> && kIsQuant8<TOut>, "requantize: 8-bit types only");
@@ -212,6 +215,7 @@ RequantizeParams make_requantize_params(const TensorQuant& in, const TensorQuant
 
 /// One element requantized by `p` (see RequantizeVariant for the formulas and tie rules).
 template <class TIn, class TOut>
+QPARITY_MAY_THROW
 TOut requantize_value(TIn x, const RequantizeParams& p) {
   const std::int32_t d = static_cast<std::int32_t>(x) - p.in.zero_point;  // [-255, 255]
   std::int64_t y = 0;
@@ -238,6 +242,7 @@ TOut requantize_value(TIn x, const RequantizeParams& p) {
 }
 
 template <class TIn, class TOut>
+QPARITY_MAY_THROW
 std::vector<TOut> requantize(const std::vector<TIn>& x, const RequantizeParams& p) {
   std::vector<TOut> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = requantize_value<TIn, TOut>(x[i], p);

@@ -171,6 +171,7 @@ inline std::int32_t get_reciprocal(std::int32_t x, int integer_digits, int* bits
 /// usual output is {1/256, -128} (int8) or {1/256, 0} (uint8), but any is accepted. beta > 0.
 /// Throws InvalidArgument for bad scales / zero points, row == 0 or x.size() % row != 0.
 template <class TIn, class TOut>
+QPARITY_MAY_THROW
 std::vector<TOut> softmax(const std::vector<TIn>& x, std::size_t row, const TensorQuant& in,
                           const TensorQuant& out, float beta, SoftmaxVariant variant) {
   static_assert(kIsQuant8<TIn> && kIsQuant8<TOut>, "softmax: 8-bit types only");
@@ -180,8 +181,9 @@ std::vector<TOut> softmax(const std::vector<TIn>& x, std::size_t row, const Tens
   detail::require_zero_point<TOut>("output zero_point", out.zero_point);
   qparity::detail::require_positive_finite("beta", beta);
   if (row == 0 || x.size() % row != 0) {
-    throw InvalidArgument("qparity: softmax rows of " + std::to_string(row) + " do not divide " +
-                          std::to_string(x.size()) + " elements");
+    QPARITY_THROW(InvalidArgument(
+        "qparity: softmax rows of " + std::to_string(row) + " do not divide " +
+        std::to_string(x.size()) + " elements"));
   }
   float table[256];
   const float neg = -in.scale * beta;
@@ -194,8 +196,9 @@ std::vector<TOut> softmax(const std::vector<TIn>& x, std::size_t row, const Tens
     const double cap = single ? static_cast<double>((std::int64_t{1} << 30) - 1) : static_cast<double>((std::int64_t{1} << 31) - 1);
     const double real = std::min(static_cast<double>(beta) * static_cast<double>(in.scale) * static_cast<double>(1 << 26), cap);
     if (!(real > 1.0)) {
-      throw InvalidArgument("qparity: softmax beta * input_scale * 2^26 must exceed 1 (TFLite's "
-                            "QuantizeMultiplierGreaterThanOne check)");
+      QPARITY_THROW(InvalidArgument(
+          "qparity: softmax beta * input_scale * 2^26 must exceed 1 (TFLite's "
+          "QuantizeMultiplierGreaterThanOne check)"));
     }
     beta_m = quantize_multiplier_tflite(real, single ? TfliteBuild::kSingleRounding : TfliteBuild::kDoubleRounding);
     diff_min = -static_cast<std::int64_t>(std::floor(31.0 * static_cast<double>(std::int64_t{1} << 26) /
@@ -254,7 +257,8 @@ std::vector<TOut> softmax(const std::vector<TIn>& x, std::size_t row, const Tens
         const std::int32_t recip = detail::get_reciprocal(sum, 12, &bits_over_unit);
         const int exponent = bits_over_unit + 31 - 8;
         if (exponent < 0 || exponent > 31) {
-          throw InvalidArgument("qparity: softmax reciprocal exponent outside [0, 31] (TFLite CHECK)");
+          QPARITY_THROW(InvalidArgument(
+              "qparity: softmax reciprocal exponent outside [0, 31] (TFLite CHECK)"));
         }
         for (std::size_t j = 0; j < row; ++j) {
           const std::int32_t d = static_cast<std::int32_t>(x[r + j]) - m;
