@@ -24,8 +24,7 @@
 #include "csv_input.h"
 #include "drift_report.h"
 #include "layer_runner.h"
-#include "model/node_map.h"
-#include "model/runner.h"
+#include "model/model_diff.h"
 #include "model_inputs.h"
 #include "npy.h"
 #include "output_files.h"
@@ -160,71 +159,24 @@ void diff_dumps(const DiffOptions& o, DriftReport* report) {
   }
 }
 
-bool integer_tensor(const model::TensorDef& t) {
-  return t.dtype != DType::kFloat32;
-}
-
 void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_outputs) {
   if (o.a.empty()) throw ToolError("--model needs --a (a preset, runtime profile or per-op map)");
   if (o.b.empty() == o.dump_b.empty()) throw ToolError("--model needs --b (an arithmetic) or --dump-b (a device's dumps), one of them");
   if (!o.dump_a.empty()) throw ToolError("--dump-a does not apply to --model (A runs the model; use --dump-b for the device)");
   if (!o.zero_point.empty()) throw ToolError("--zero-point applies to dumps only (a model knows its zero points)");
+  if (!o.dump_b.empty() && !is_directory(o.dump_b)) {
+    throw ToolError(fmt::format("--dump-b: {} is not a directory of per-tensor dumps", o.dump_b));
+  }
   const model::Graph graph = load_model(o.model);
-  const model::NodeMap map_a = model::parse_node_map(o.a, "--a");
-  const std::vector<model::System> sys_a = model::resolve_node_map(map_a, graph, "--a");
-  const std::vector<Tensor> inputs = model_inputs(graph, o.input, o.seed);
-  report->label_a = o.a;
-  report->source = o.model;
-  model::Runner ra(graph, sys_a);
-  ra.run(inputs);
-  std::unique_ptr<model::Runner> rb, riso;
-  std::vector<model::System> sys_b;
-  if (!o.b.empty()) {
-    report->label_b = o.b;
-    sys_b = model::resolve_node_map(model::parse_node_map(o.b, "--b"), graph, "--b");
-    rb = std::make_unique<model::Runner>(graph, sys_b);
-    rb->run(inputs);
-    riso = std::make_unique<model::Runner>(graph, sys_b);
-  } else {
-    report->label_b = o.dump_b;
-    if (!is_directory(o.dump_b)) throw ToolError(fmt::format("--dump-b: {} is not a directory of per-tensor dumps", o.dump_b));
-  }
+  model::ModelDiffOptions mo;
+  mo.a = o.a;
+  mo.b = o.b;
+  mo.dump_b = o.dump_b;
+  mo.per_channel = o.per_channel;
   ProgressBar progress("diff", graph.nodes.size());
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    const model::Node& node = graph.nodes[i];
-    progress.update(i, graph.node_label(i));
-    if (riso) {
-      for (int t : node.inputs) {
-        if (t >= 0 && !graph.tensors[static_cast<std::size_t>(t)].constant()) riso->set_value(t, ra.value(t));
-      }
-      riso->run_node(i);
-    }
-    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
-      const int t = node.outputs[k];
-      const model::TensorDef& def = graph.tensors[static_cast<std::size_t>(t)];
-      if (!integer_tensor(def)) {
-        ++*float_outputs;
-        continue;
-      }
-      LayerDrift d;
-      d.index = i;
-      d.name = node.outputs.size() == 1 ? node.name : fmt::format("{}:{}", node.name, k);
-      d.preset_a = sys_a[i].name;
-      d.preset_b = rb ? sys_b[i].name : std::string("dump");
-      d.shape = def.shape;
-      d.zero_point = def.quant.zero_point();
-      const Tensor& a = ra.value(t);
-      if (rb) {
-        d.accumulated = compute_drift(a, rb->value(t), d.zero_point, o.per_channel);
-        d.isolated = compute_drift(a, riso->value(t), d.zero_point, o.per_channel);
-      } else {
-        const std::string path = o.dump_b + "/" + graph.dump_file_name(t);
-        const Tensor b = read_npy(path);
-        d.accumulated = compute_drift(a, b, d.zero_point, o.per_channel, "A (" + graph.tensor_label(t) + ")", path);
-      }
-      report->layers.push_back(std::move(d));
-    }
-  }
+  mo.progress = [&](std::size_t i, const std::string& label) { progress.update(i, label); };
+  *report = model::diff_model(graph, model_inputs(graph, o.input, o.seed), mo, float_outputs);
+  report->per_channel = o.per_channel;
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#include "model/model_diff.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "model/node_map.h"
+#include "model/runner.h"
+#include "npy.h"
+#include "tool_error.h"
+
+namespace qparity::model {
+
+cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& inputs, const ModelDiffOptions& o,
+                            std::size_t* float_outputs) {
+  using cli::compute_drift;
+  using cli::LayerDrift;
+  cli::DriftReport report;
+  const std::vector<System> sys_a = resolve_node_map(parse_node_map(o.a, "--a"), graph, "--a");
+  report.label_a = o.a;
+  report.source = graph.source;
+  Runner ra(graph, sys_a);
+  ra.run(inputs);
+  std::unique_ptr<Runner> rb, riso;
+  std::vector<System> sys_b;
+  if (!o.b.empty()) {
+    report.label_b = o.b;
+    sys_b = resolve_node_map(parse_node_map(o.b, "--b"), graph, "--b");
+    rb = std::make_unique<Runner>(graph, sys_b);
+    rb->run(inputs);
+    riso = std::make_unique<Runner>(graph, sys_b);
+  } else {
+    report.label_b = o.dump_b;
+  }
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (o.progress) o.progress(i, graph.node_label(i));
+    if (riso) {
+      for (int t : node.inputs) {
+        if (t >= 0 && !graph.tensors[static_cast<std::size_t>(t)].constant()) riso->set_value(t, ra.value(t));
+      }
+      riso->run_node(i);
+    }
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+      const int t = node.outputs[k];
+      const TensorDef& def = graph.tensors[static_cast<std::size_t>(t)];
+      if (def.dtype == DType::kFloat32) {
+        ++*float_outputs;
+        continue;
+      }
+      LayerDrift d;
+      d.index = i;
+      d.name = node.outputs.size() == 1 ? node.name : fmt::format("{}:{}", node.name, k);
+      d.preset_a = sys_a[i].name;
+      d.preset_b = rb ? sys_b[i].name : std::string("dump");
+      d.shape = def.shape;
+      d.zero_point = def.quant.zero_point();
+      const Tensor& a = ra.value(t);
+      if (rb) {
+        d.accumulated = compute_drift(a, rb->value(t), d.zero_point, o.per_channel);
+        d.isolated = compute_drift(a, riso->value(t), d.zero_point, o.per_channel);
+      } else {
+        const std::string path = o.dump_b + "/" + graph.dump_file_name(t);
+        const Tensor b = cli::read_npy(path);
+        d.accumulated = compute_drift(a, b, d.zero_point, o.per_channel, "A (" + graph.tensor_label(t) + ")", path);
+      }
+      report.layers.push_back(std::move(d));
+    }
+  }
+  return report;
+}
+
+}  // namespace qparity::model
