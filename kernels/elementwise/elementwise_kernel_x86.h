@@ -1,0 +1,246 @@
+// INTERNAL: the element-wise kernels of kernels/elementwise/elementwise_kernel.h for the x86 SIMD
+// paths, written once over rounding/requantize_x86.h's per-vector cores and compiled per ISA
+// (kernels/elementwise/elementwise_{sse41,avx2,avx512}.cc), each in its own namespace
+// (QPARITY_ISA_NS: ew_sse41, ew_avx2, ew_avx512; see the ODR note in rounding/simd_x86.h). Not
+// installed. Like requantize_x86.h, nothing here calls an inline function of the public headers.
+//
+// One vector holds kW = Ops::kLanes elements widened to int32 lanes (4, 8, 16). Each kernel is a
+// functor on two such vectors; row() runs it over whole vectors and then once over the zero-padded
+// remainder (copied through a small stack buffer, so no load or store leaves the row).
+//
+// Exactness, kernel by kernel (v_i = x_i - z_i, |v_i| <= 255):
+//   kTfliteAddSub   a_i = v_i * 2^20 (|a_i| < 2^28), then int_core, the SIMD requantization core
+//                   that is bit-exact with the policies (tests/simd), three times; b1 +- b2 cannot
+//                   overflow (|b_i| <= |a_i| / 2).
+//   kXnnpackAddSub  v1 A + v2 B + 2^(s-1) with |A|, |B| <= 2^21: |.| < 2^31 (elementwise.h), so the
+//                   int32 lanes are exact; the zero points are folded into the bias modulo 2^32,
+//                   which wraps back to the exact sum.
+//   kIntMul         v1 v2 exact (|.| <= 65025), then int_core.
+//   kFloatMul       float_core<false>: RNE_sat(float(acc) * scale), XNNPACK's fp32 formula.
+// The output stage is finish(): clamp(y, qmin - zo, qmax - zo) + zo, the exact clamp(y + zo).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/elementwise/elementwise_kernel.h"
+#include "rounding/requantize_x86.h"
+
+namespace qparity {
+namespace internal {
+namespace QPARITY_ISA_NS {
+
+// ---- widening loads and 32-bit helpers the requantization Ops do not have ----------------------
+
+/// kW elements at p (int8 or uint8) as int32 lanes.
+template <class T>
+QPARITY_SIMD_INLINE I load_widen(const T* p) {
+  constexpr bool kU8 = sizeof(T) == 1 && static_cast<T>(-1) > 0;
+#if QPARITY_X86_VECTOR_BITS == 128
+  std::int32_t w;
+  std::memcpy(&w, p, 4);
+  const __m128i b = _mm_cvtsi32_si128(w);
+  return kU8 ? _mm_cvtepu8_epi32(b) : _mm_cvtepi8_epi32(b);
+#elif QPARITY_X86_VECTOR_BITS == 256
+  const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  return kU8 ? _mm256_cvtepu8_epi32(b) : _mm256_cvtepi8_epi32(b);
+#else
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return kU8 ? _mm512_cvtepu8_epi32(b) : _mm512_cvtepi8_epi32(b);
+#endif
+}
+
+/// Low 32 bits of the lane products.
+QPARITY_SIMD_INLINE I mullo32(I a, I b) {
+#if QPARITY_X86_VECTOR_BITS == 128
+  return _mm_mullo_epi32(a, b);
+#elif QPARITY_X86_VECTOR_BITS == 256
+  return _mm256_mullo_epi32(a, b);
+#else
+  return _mm512_mullo_epi32(a, b);
+#endif
+}
+
+/// a << 20 in every lane (the headroom shift of TFLite's 8-bit ADD / SUB).
+QPARITY_SIMD_INLINE I shl20(I a) {
+#if QPARITY_X86_VECTOR_BITS == 128
+  return _mm_slli_epi32(a, 20);
+#elif QPARITY_X86_VECTOR_BITS == 256
+  return _mm256_slli_epi32(a, 20);
+#else
+  return _mm512_slli_epi32(a, 20);
+#endif
+}
+
+/// The per-tensor registers of one requantization (the core's plan, broadcast to every lane). The
+/// direct (not high-half) mode: on AVX-512 the bias is used as is, elsewhere flipped (broadcast()).
+template <RoundingCore kCore>
+QPARITY_SIMD_INLINE IntRegs regs_for(const RequantParams& p) {
+  return broadcast(plan_int_for<kCore>(p), false);
+}
+
+template <RoundingCore kCore>
+QPARITY_SIMD_INLINE I requant(I x, const IntRegs& r, std::true_type /*pre*/) {
+  return int_core<IntCorePlan<kCore>::kForm, true, false, true>(x, r);
+}
+template <RoundingCore kCore>
+QPARITY_SIMD_INLINE I requant(I x, const IntRegs& r, std::false_type /*pre*/) {
+  return int_core<IntCorePlan<kCore>::kForm, false, false, true>(x, r);
+}
+
+// ---- the row loop -------------------------------------------------------------------------------
+
+template <class T, class F>
+QPARITY_SIMD_INLINE void row(const T* a, const T* b, T* out, std::size_t n, const F& f) {
+  std::size_t i = 0;
+  for (; i + 2 * kW <= n; i += 2 * kW) {
+    const I y0 = f(load_widen(a + i), load_widen(b + i));
+    const I y1 = f(load_widen(a + i + kW), load_widen(b + i + kW));
+    Ops::store_out(out + i, y0);
+    Ops::store_out(out + i + kW, y1);
+  }
+  for (; i + kW <= n; i += kW) Ops::store_out(out + i, f(load_widen(a + i), load_widen(b + i)));
+  if (i < n) {
+    const std::size_t rest = n - i;
+    alignas(16) T ta[16] = {}, tb[16] = {}, to[16] = {};
+    copy_small<kW>(ta, a + i, rest * sizeof(T));
+    copy_small<kW>(tb, b + i, rest * sizeof(T));
+    Ops::store_out(to, f(load_widen(ta), load_widen(tb)));
+    copy_small<kW>(out + i, to, rest * sizeof(T));
+  }
+}
+
+// ---- the kernels --------------------------------------------------------------------------------
+
+template <RoundingCore kCore, bool kSub>
+struct TfliteAddSub {
+  I z1, z2;
+  IntRegs r1, r2, ro;
+  OutRegs out;
+  explicit TfliteAddSub(const EwPlan& p)
+      : z1(Ops::set1(p.z1)), z2(Ops::set1(p.z2)), r1(regs_for<kCore>(p.m1)), r2(regs_for<kCore>(p.m2)),
+        ro(regs_for<kCore>(p.mo)), out(output_regs(p.output, false)) {}
+  QPARITY_SIMD_INLINE I operator()(I x1, I x2) const {
+    const I b1 = requant<kCore>(shl20(Ops::sub32(x1, z1)), r1, std::false_type{});
+    const I b2 = requant<kCore>(shl20(Ops::sub32(x2, z2)), r2, std::false_type{});
+    const I c = kSub ? Ops::sub32(b1, b2) : Ops::add32(b1, b2);
+    return finish(requant<kCore>(c, ro, std::false_type{}), out);
+  }
+};
+
+struct XnnpackAddSub {
+  I a, b, bias, count;
+  OutRegs out;
+  explicit XnnpackAddSub(const EwPlan& p)
+      : a(Ops::set1(p.xnn_a)), b(Ops::set1(p.xnn_b)),
+        // 2^(s-1) - z1 A - z2 B, modulo 2^32 (see the top of the file).
+        bias(Ops::set1(static_cast<std::int32_t>(static_cast<std::uint32_t>(
+            (std::int64_t{1} << (p.xnn_shift - 1)) - static_cast<std::int64_t>(p.z1) * p.xnn_a -
+            static_cast<std::int64_t>(p.z2) * p.xnn_b)))),
+        count(Ops::set_sra32_count(p.xnn_shift)), out(output_regs(p.output, false)) {}
+  QPARITY_SIMD_INLINE I operator()(I x1, I x2) const {
+    const I acc = Ops::add32(Ops::add32(mullo32(x1, a), mullo32(x2, b)), bias);
+    return finish(Ops::sra32<true>(acc, count), out);
+  }
+};
+
+template <RoundingCore kCore, bool kPre>
+struct IntMul {
+  I z1, z2;
+  IntRegs r;
+  OutRegs out;
+  explicit IntMul(const EwPlan& p)
+      : z1(Ops::set1(p.z1)), z2(Ops::set1(p.z2)), r(regs_for<kCore>(p.mo)), out(output_regs(p.output, false)) {}
+  QPARITY_SIMD_INLINE I operator()(I x1, I x2) const {
+    const I acc = mullo32(Ops::sub32(x1, z1), Ops::sub32(x2, z2));
+    return finish(requant<kCore>(acc, r, std::integral_constant<bool, kPre>{}), out);
+  }
+};
+
+struct FloatMul {
+  I z1, z2;
+  FloatRegs f;
+  OutRegs out;
+  explicit FloatMul(const EwPlan& p)
+      : z1(Ops::set1(p.z1)), z2(Ops::set1(p.z2)),
+        f{FloatBatch(p.scale), FloatBatch(0.0f), FloatBatch(1.0f), FloatBatch(0.0f)},
+        out(output_regs(p.output, false)) {}
+  QPARITY_SIMD_INLINE I operator()(I x1, I x2) const {
+    const I acc = mullo32(Ops::sub32(x1, z1), Ops::sub32(x2, z2));
+    return finish(float_core<false>(acc, f), out);
+  }
+};
+
+// ---- row functions and selection ----------------------------------------------------------------
+
+template <class K, class T>
+void row_fn(const EwPlan& p, const void* a, const void* b, void* out, std::size_t n) {
+  const K k(p);
+  row(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n, k);
+}
+
+template <class K>
+EwRowFn pick_type(bool u8) {
+  return u8 ? &row_fn<K, std::uint8_t> : &row_fn<K, std::int8_t>;
+}
+
+/// kIntMul for one core: the pre-shift variant only for DR-AZ, the one core whose plan can have
+/// one here (TFLite's MUL with s1 s2 / so > 1); the single-rounding cores never pre-shift.
+template <RoundingCore kCore>
+EwRowFn pick_mul(const EwPlan& p, bool u8) {
+  if constexpr (kCore == RoundingCore::kDoubleRoundingAwayFromZero) {
+    if (p.pre_shift) return pick_type<IntMul<kCore, true>>(u8);
+  } else {
+    if (p.pre_shift) return nullptr;
+  }
+  return pick_type<IntMul<kCore, false>>(u8);
+}
+
+inline EwRowFn select(const EwPlan& p, bool u8) {
+  // The plan's shifts must be those int_core handles (s = 31 - shift, or 31 + R, in [1, 62]); the
+  // driver only builds such plans, this is a second line of defence.
+  switch (p.kernel) {
+    case EwKernel::kTfliteAddSub:
+      if (p.left_shift != 20) return nullptr;
+      if (p.core == RoundingCore::kDoubleRoundingAwayFromZero) {
+        return p.sub ? pick_type<TfliteAddSub<RoundingCore::kDoubleRoundingAwayFromZero, true>>(u8)
+                     : pick_type<TfliteAddSub<RoundingCore::kDoubleRoundingAwayFromZero, false>>(u8);
+      }
+      if (p.core == RoundingCore::kSingleRoundingUpward) {
+        return p.sub ? pick_type<TfliteAddSub<RoundingCore::kSingleRoundingUpward, true>>(u8)
+                     : pick_type<TfliteAddSub<RoundingCore::kSingleRoundingUpward, false>>(u8);
+      }
+      return nullptr;
+    case EwKernel::kXnnpackAddSub:
+      return pick_type<XnnpackAddSub>(u8);
+    case EwKernel::kIntMul:
+      switch (p.core) {
+        case RoundingCore::kDoubleRoundingAwayFromZero: return pick_mul<RoundingCore::kDoubleRoundingAwayFromZero>(p, u8);
+        case RoundingCore::kSingleRoundingUpward: return pick_mul<RoundingCore::kSingleRoundingUpward>(p, u8);
+        case RoundingCore::kSingleRoundingAwayFromZero: return pick_mul<RoundingCore::kSingleRoundingAwayFromZero>(p, u8);
+        case RoundingCore::kSingleRoundingToEven: return pick_mul<RoundingCore::kSingleRoundingToEven>(p, u8);
+        case RoundingCore::kTruncate: return pick_mul<RoundingCore::kTruncate>(p, u8);
+        case RoundingCore::kFloor: return pick_mul<RoundingCore::kFloor>(p, u8);
+        default: return nullptr;
+      }
+    case EwKernel::kFloatMul:
+      return pick_type<FloatMul>(u8);
+    case EwKernel::kPerElement:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+inline ElementwiseKernelSet kernel_set(const char* isa_name) {
+  ElementwiseKernelSet s;
+  s.isa_name = isa_name;
+  s.lanes = kW;
+  s.select = &select;
+  return s;
+}
+
+}  // namespace QPARITY_ISA_NS
+}  // namespace internal
+}  // namespace qparity
