@@ -28,7 +28,9 @@ using cli::Tensor;
 struct Quantization {
   std::vector<float> scales;               ///< empty: the tensor is not quantized
   std::vector<std::int64_t> zero_points;   ///< as many as scales (or one, shared)
-  std::size_t axis = 0;                    ///< the quantized dimension of a per-axis tensor
+  std::size_t axis = 0;                    ///< the quantized dimension of a per-axis tensor (a
+                                           ///< per-tensor one may name one too: .tflite
+                                           ///< quantized_dimension, which XNNPACK checks)
 
   bool present() const { return !scales.empty(); }
   bool per_axis() const { return scales.size() > 1; }

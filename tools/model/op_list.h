@@ -22,7 +22,10 @@
   X(Quantize, "QUANTIZE", 114, 2, quantize)                             \
   X(Dequantize, "DEQUANTIZE", 6, 2, dequantize)                         \
   X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
-  X(Squeeze, "SQUEEZE", 43, 1, squeeze)
+  X(Squeeze, "SQUEEZE", 43, 1, squeeze)                                 \
+  X(Add, "ADD", 0, 2, add)                                              \
+  X(Sub, "SUB", 41, 2, sub)                                             \
+  X(Mul, "MUL", 18, 2, mul)
 
 namespace qparity::model {
 

@@ -111,6 +111,14 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
                                         "that dimension", label, d.quant.scales.size(), axis, cli::shape_text(d.shape)));
         }
         d.quant.axis = static_cast<std::size_t>(axis);
+      } else if (axis != 0) {
+        // One scale along a named axis: per-tensor arithmetic everywhere (TFLite's kernels read the
+        // legacy scale), but TFLite's XNNPACK delegate declines such a tensor (quantized_dimension
+        // != 0), so the axis is kept for Op::xnnpack_takes and written back.
+        if (axis < 0) {
+          model_error(name, fmt::format("{} has quantized_dimension {}; allowed: >= 0", label, axis));
+        }
+        d.quant.axis = static_cast<std::size_t>(axis);
       }
     } else if (!d.quant.zero_points.empty()) {
       // Zero points without scales: not quantized (some converters write a lone 0).
