@@ -58,7 +58,7 @@ const Variant kVariants[] = {
     {ElementwiseOp::kMul, ElementwiseArithmetic::kTfliteDouble},
     {ElementwiseOp::kMul, ElementwiseArithmetic::kXnnpackX86},
     {ElementwiseOp::kMul, ElementwiseArithmetic::kNpuSingleRounding},
-    {ElementwiseOp::kAdd, ElementwiseArithmetic::kNpuSingleRounding},  // per-element (no vector kernel)
+    {ElementwiseOp::kAdd, ElementwiseArithmetic::kNpuSingleRounding},
 };
 
 ElementwiseParams params_for(const Variant& v) {

@@ -11,6 +11,7 @@
 // input's row (per-channel operands), that row is tiled into the buffer so that one call covers
 // many rows.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -59,6 +60,8 @@ bool npu_core(TieRule tie, RoundingCore* core) {
 ///   npu_mul          round_shift_right(acc M, F - shift, tie) is the single-rounding core of the
 ///                    tie rule on {M 2^(31-F), shift} (the same rational; |acc M 2^16| < 2^63), for
 ///                    right shifts 31 - shift in [1, 62] and Q15 multipliers below 2^15.
+///   npu_add_sub      the exact sum, aligned to the smaller exponent, rounded once with the tie
+///                    rule's core, where the terms fit 64 bits and the result int32 (see there).
 bool build_plan(const ElementwiseParams& p, EwPlan* plan) {
   plan->reference = &p;
   plan->output = p.output;
@@ -109,7 +112,31 @@ bool build_plan(const ElementwiseParams& p, EwPlan* plan) {
       plan->scale = p.xnn_scale;
       return true;
     case ElementwiseArithmetic::kNpuSingleRounding: {
-      if (!mul || !npu_core(p.npu_tie, &plan->core)) return false;
+      if (!npu_core(p.npu_tie, &plan->core)) return false;
+      if (!mul) {
+        // value = v1 M1 2^e1 +- v2 M2 2^e2, e_i = shift_i - F: as v_i 2^d_i M_i / 2^k with
+        // d_i = e_i - min(e), k = -min(e) (npu_add_sub's own alignment of the two terms).
+        const int f = p.npu_fraction_bits;
+        const int e1 = p.npu_multiplier1.shift - f, e2 = p.npu_multiplier2.shift - f;
+        const int emin = std::min(e1, e2);
+        const int d1 = e1 - emin, d2 = e2 - emin, k = -emin;
+        const std::int32_t m1 = p.npu_multiplier1.multiplier, m2 = p.npu_multiplier2.multiplier;
+        if (k < 1 || k > 62 || d1 > 22 || d2 > 22 || m1 < 0 || m2 < 0) return false;
+        // |result| <= 255 (M1 2^d1 + M2 2^d2) / 2^k + 1 stays far inside int32 (round64 keeps the
+        // low 32 bits; the reference clamps the 64-bit value).
+        if (255.0 * (std::ldexp(static_cast<double>(m1), d1) + std::ldexp(static_cast<double>(m2), d2)) >=
+            std::ldexp(1.0, 30 + k)) {
+          return false;
+        }
+        plan->kernel = EwKernel::kNpuAddSub;
+        plan->sub = p.op == ElementwiseOp::kSub;
+        plan->npu_m1 = m1;
+        plan->npu_m2 = m2;
+        plan->npu_d1 = d1;
+        plan->npu_d2 = d2;
+        plan->npu_k = k;
+        return true;
+      }
       QuantizedMultiplier m = p.npu_multiplier1;
       if (p.npu_fraction_bits == 15) {
         if (m.multiplier < 0 || m.multiplier >= (1 << 15)) return false;
@@ -135,6 +162,7 @@ const char* kernel_text(const EwPlan& plan, const ElementwiseParams& p) {
     case EwKernel::kXnnpackAddSub: return p.op == ElementwiseOp::kSub ? "xnnpack-sub" : "xnnpack-add";
     case EwKernel::kIntMul: return "int-mul";
     case EwKernel::kFloatMul: return "fp32-mul";
+    case EwKernel::kNpuAddSub: return p.op == ElementwiseOp::kSub ? "npu-sub" : "npu-add";
     case EwKernel::kPerElement: return "per-element";
   }
   return "?";
@@ -345,7 +373,8 @@ std::string elementwise_kernel_name(const reference::ElementwiseParams& p, Isa i
   }
   const internal::Resolved r = internal::resolve(isa, p);
   std::string name = std::string(r.isa_name) + " " + internal::kernel_text(r.plan, p);
-  if (r.plan.kernel == internal::EwKernel::kTfliteAddSub || r.plan.kernel == internal::EwKernel::kIntMul) {
+  if (r.plan.kernel == internal::EwKernel::kTfliteAddSub || r.plan.kernel == internal::EwKernel::kIntMul ||
+      r.plan.kernel == internal::EwKernel::kNpuAddSub) {
     name += std::string(" ") + to_string(r.plan.core);
   }
   return name;

@@ -15,12 +15,16 @@
 //                   core has one, e.g. DR-AZ with a positive shift)                        xnnpack_mul_rndnu,
 //                                                                                           npu_mul
 //   kFloatMul       fin(RNE(float(v1 v2) * scale))                                          xnnpack_mul_fp32
+//   kNpuAddSub      fin(T(v1 2^d1 M1 +- v2 2^d2 M2; k)), T the single rounding by 2^k of     npu_add_sub
+//                   the exact 64-bit sum with the tie rule's core (SR-UP, SR-AZ, SR-EVEN,
+//                   TRUNC, FLOOR); the driver uses it when the terms fit (d_i <= 22, so
+//                   v 2^d fits int32 and each product 2^61) and |result| < 2^30
 //
 // R(x; m) is the rounding core's requantization of an int32 x by a Q31 multiplier
 // (RequantParams{multiplier, shift}; include/qparity/policy_*.h define each core), the same
 // function the SIMD requantization path computes (rounding/requant_plan.h, requantize_x86.h).
-// Arithmetics without a vector kernel (TFLite's NEON blocks, the NPU hypothesis's ADD / SUB, int16)
-// run the scalar set's per-element row, which calls reference::elementwise_element.
+// Arithmetics without a vector kernel (TFLite's NEON blocks, NPU ADD / SUB outside the bounds above,
+// int16) run the scalar set's per-element row, which calls reference::elementwise_element.
 #pragma once
 
 #include <cstddef>
@@ -42,14 +46,15 @@ enum class EwKernel : std::uint8_t {
   kXnnpackAddSub,
   kIntMul,
   kFloatMul,
+  kNpuAddSub,
   kPerElement,  ///< the scalar set's reference loop (any arithmetic)
 };
 
 /// Everything a row function reads; the driver fills it from the reference parameters.
 struct EwPlan {
   EwKernel kernel = EwKernel::kPerElement;
-  RoundingCore core = RoundingCore::kDoubleRoundingAwayFromZero;  ///< kTfliteAddSub, kIntMul
-  bool sub = false;         ///< kTfliteAddSub: b1 - b2
+  RoundingCore core = RoundingCore::kDoubleRoundingAwayFromZero;  ///< kTfliteAddSub, kIntMul, kNpuAddSub
+  bool sub = false;         ///< kTfliteAddSub, kNpuAddSub: the second term subtracted
   bool pre_shift = false;   ///< kIntMul: the core's plan has a pre-shift (L > 0)
   std::int32_t z1 = 0, z2 = 0;
   std::int32_t left_shift = 20;  ///< kTfliteAddSub: 20 for 8-bit types
@@ -57,6 +62,9 @@ struct EwPlan {
   RequantParams mo{};            ///< kTfliteAddSub output multiplier; kIntMul's multiplier
   std::int32_t xnn_a = 0, xnn_b = 0, xnn_shift = 12;  ///< kXnnpackAddSub
   float scale = 1.0f;            ///< kFloatMul
+  std::int32_t npu_m1 = 0, npu_m2 = 0;  ///< kNpuAddSub multipliers (>= 0)
+  std::int32_t npu_d1 = 0, npu_d2 = 0;  ///< kNpuAddSub left shifts of v1, v2 (one is 0; <= 22)
+  std::int32_t npu_k = 1;               ///< kNpuAddSub right shift, in [1, 62]
   OutputParams output{};         ///< output zero point and clamp
   const reference::ElementwiseParams* reference = nullptr;  ///< kPerElement
 };

@@ -17,6 +17,8 @@
 //                   which wraps back to the exact sum.
 //   kIntMul         v1 v2 exact (|.| <= 65025), then int_core.
 //   kFloatMul       float_core<false>: RNE_sat(float(acc) * scale), XNNPACK's fp32 formula.
+//   kNpuAddSub      the exact sum of two 64-bit products (the driver bounds them), then round64,
+//                   int_core's single-rounding steps; the result is below 2^30 (driver).
 // The output stage is finish(): clamp(y, qmin - zo, qmax - zo) + zo, the exact clamp(y + zo).
 #pragma once
 
@@ -88,6 +90,41 @@ QPARITY_SIMD_INLINE I requant(I x, const IntRegs& r, std::true_type /*pre*/) {
 template <RoundingCore kCore>
 QPARITY_SIMD_INLINE I requant(I x, const IntRegs& r, std::false_type /*pre*/) {
   return int_core<IntCorePlan<kCore>::kForm, false, false, true>(x, r);
+}
+
+/// x << count in every lane (count a runtime value in [0, 31], the same for all lanes).
+QPARITY_SIMD_INLINE I shl32_uniform(I x, __m128i count) {
+#if QPARITY_X86_VECTOR_BITS == 128
+  return _mm_sll_epi32(x, count);
+#elif QPARITY_X86_VECTOR_BITS == 256
+  return _mm256_sll_epi32(x, count);
+#else
+  return _mm512_sll_epi32(x, count);
+#endif
+}
+
+/// The single rounding of the 64-bit values in the even (pe) and odd (po) lanes by 2^s with the
+/// form of an integer core, to int32 lanes: int_core's steps after its products (the same biases,
+/// sign and bit tests, and, without a 64-bit arithmetic shift, the same flipped bias).
+template <IntForm kForm>
+QPARITY_SIMD_INLINE I round64(I pe, I po, const IntRegs& r) {
+  static_assert(kForm != IntForm::kSignedOffset, "DR-AZ's offset form is not a single rounding");
+  if (kForm == IntForm::kSigned) {
+    pe = Ops::add_if_negative64(pe, r.n_e);
+    po = Ops::add_if_negative64(po, r.n_o);
+  }
+  if (kForm == IntForm::kEven) {
+    pe = Ops::dec_if_clear64(pe, r.n_e);
+    po = Ops::dec_if_clear64(po, r.n_o);
+  }
+  pe = Ops::add64(pe, r.c_e);
+  po = Ops::add64(po, r.c_o);
+  const I y = Ops::combine(Ops::template shr64<true>(pe, r.s_e), Ops::template shr64<true>(po, r.s_o));
+  if constexpr (Ops::kHasSra64) {
+    return y;
+  } else {
+    return Ops::sub32(y, r.k);
+  }
 }
 
 // ---- the row loop -------------------------------------------------------------------------------
@@ -173,6 +210,34 @@ struct FloatMul {
   }
 };
 
+/// The NPU hypothesis's ADD / SUB: P = v1 2^d1 M1 +- v2 2^d2 M2 exactly in 64-bit lanes (|v 2^d| <
+/// 2^30, M < 2^31: each product below 2^61), then one rounding by 2^k with the tie rule's core.
+template <RoundingCore kCore, bool kSub>
+struct NpuAddSub {
+  I z1, z2, m1, m2;
+  __m128i d1, d2;
+  IntRegs r;
+  OutRegs out;
+  static IntRegs tail_regs(std::int32_t k) {
+    RequantParams t;
+    t.multiplier = 0;
+    t.shift = 31 - k;  // the single-rounding plans' s = 31 - shift = k
+    return regs_for<kCore>(t);
+  }
+  explicit NpuAddSub(const EwPlan& p)
+      : z1(Ops::set1(p.z1)), z2(Ops::set1(p.z2)), m1(Ops::set1(p.npu_m1)), m2(Ops::set1(p.npu_m2)),
+        d1(_mm_cvtsi32_si128(p.npu_d1)), d2(_mm_cvtsi32_si128(p.npu_d2)), r(tail_regs(p.npu_k)),
+        out(output_regs(p.output, false)) {}
+  QPARITY_SIMD_INLINE I operator()(I x1, I x2) const {
+    const I a1 = shl32_uniform(Ops::sub32(x1, z1), d1);
+    I a2 = shl32_uniform(Ops::sub32(x2, z2), d2);
+    if (kSub) a2 = Ops::sub32(Ops::zero(), a2);
+    const I pe = Ops::add64(Ops::mul_even(a1, m1), Ops::mul_even(a2, m2));
+    const I po = Ops::add64(Ops::mul_even(Ops::odd_to_even(a1), m1), Ops::mul_even(Ops::odd_to_even(a2), m2));
+    return finish(round64<IntCorePlan<kCore>::kForm>(pe, po, r), out);
+  }
+};
+
 // ---- row functions and selection ----------------------------------------------------------------
 
 template <class K, class T>
@@ -196,6 +261,11 @@ EwRowFn pick_mul(const EwPlan& p, bool u8) {
     if (p.pre_shift) return nullptr;
   }
   return pick_type<IntMul<kCore, false>>(u8);
+}
+
+template <RoundingCore kCore>
+EwRowFn pick_npu(const EwPlan& p, bool u8) {
+  return p.sub ? pick_type<NpuAddSub<kCore, true>>(u8) : pick_type<NpuAddSub<kCore, false>>(u8);
 }
 
 inline EwRowFn select(const EwPlan& p, bool u8) {
@@ -227,6 +297,15 @@ inline EwRowFn select(const EwPlan& p, bool u8) {
       }
     case EwKernel::kFloatMul:
       return pick_type<FloatMul>(u8);
+    case EwKernel::kNpuAddSub:
+      switch (p.core) {
+        case RoundingCore::kSingleRoundingUpward: return pick_npu<RoundingCore::kSingleRoundingUpward>(p, u8);
+        case RoundingCore::kSingleRoundingAwayFromZero: return pick_npu<RoundingCore::kSingleRoundingAwayFromZero>(p, u8);
+        case RoundingCore::kSingleRoundingToEven: return pick_npu<RoundingCore::kSingleRoundingToEven>(p, u8);
+        case RoundingCore::kTruncate: return pick_npu<RoundingCore::kTruncate>(p, u8);
+        case RoundingCore::kFloor: return pick_npu<RoundingCore::kFloor>(p, u8);
+        default: return nullptr;
+      }
     case EwKernel::kPerElement:
       return nullptr;
   }
