@@ -11,9 +11,9 @@
 //
 // Vector kernels (SSE4.1, AVX2, AVX-512; kernels/elementwise/) cover TFLite's reference ADD / SUB /
 // MUL in both rounding builds and TFLite Micro's, XNNPACK's ADD / SUB and MUL (fp32 and rndnu),
-// and the NPU hypothesis's MUL, on int8 and uint8. TFLite's NEON variants, the NPU hypothesis's
-// ADD / SUB and int16 run the reference formulas element by element (elementwise_kernel_name says
-// which). Broadcasting is split into contiguous rows: equal shapes are one row, a scalar operand
+// and the NPU hypothesis's MUL and ADD / SUB (input scales at most 2^22 apart), on int8 and uint8.
+// TFLite's NEON variants, NPU ADD / SUB with scales farther apart and int16 run the reference
+// formulas element by element (elementwise_kernel_name says which). Broadcasting is split into contiguous rows: equal shapes are one row, a scalar operand
 // is expanded in blocks, a row broadcast along the outer dimensions (per-channel operands) is
 // tiled so that short rows run as long ones.
 #pragma once
