@@ -10,8 +10,9 @@
 //
 // Exactness, kernel by kernel (v_i = x_i - z_i, |v_i| <= 255):
 //   kTfliteAddSub   a_i = v_i * 2^20 (|a_i| < 2^28), then int_core, the SIMD requantization core
-//                   that is bit-exact with the policies (tests/simd), three times; b1 +- b2 cannot
-//                   overflow (|b_i| <= |a_i| / 2).
+//                   that is bit-exact with the policies (tests/simd), three times (an input whose
+//                   multiplier is exactly 1/2, as the larger input's always is, is v_i 2^19 exactly:
+//                   is_half); b1 +- b2 cannot overflow (|b_i| <= |a_i| / 2).
 //   kXnnpackAddSub  v1 A + v2 B + 2^(s-1) with |A|, |B| <= 2^21: |.| < 2^31 (elementwise.h), so the
 //                   int32 lanes are exact; the zero points are folded into the bias modulo 2^32,
 //                   which wraps back to the exact sum.
@@ -65,16 +66,19 @@ QPARITY_SIMD_INLINE I mullo32(I a, I b) {
 #endif
 }
 
-/// a << 20 in every lane (the headroom shift of TFLite's 8-bit ADD / SUB).
-QPARITY_SIMD_INLINE I shl20(I a) {
+/// a << k in every lane, k a constant (20: the headroom shift of TFLite's 8-bit ADD / SUB).
+template <int kCount>
+QPARITY_SIMD_INLINE I shl_imm(I a) {
 #if QPARITY_X86_VECTOR_BITS == 128
-  return _mm_slli_epi32(a, 20);
+  return _mm_slli_epi32(a, kCount);
 #elif QPARITY_X86_VECTOR_BITS == 256
-  return _mm256_slli_epi32(a, 20);
+  return _mm256_slli_epi32(a, kCount);
 #else
-  return _mm512_slli_epi32(a, 20);
+  return _mm512_slli_epi32(a, kCount);
 #endif
 }
+QPARITY_SIMD_INLINE I shl20(I a) { return shl_imm<20>(a); }
+QPARITY_SIMD_INLINE I shl19(I a) { return shl_imm<19>(a); }
 
 /// The per-tensor registers of one requantization (the core's plan, broadcast to every lane). The
 /// direct (not high-half) mode: on AVX-512 the bias is used as is, elsewhere flipped (broadcast()).
@@ -91,6 +95,23 @@ template <RoundingCore kCore>
 QPARITY_SIMD_INLINE I requant(I x, const IntRegs& r, std::false_type /*pre*/) {
   return int_core<IntCorePlan<kCore>::kForm, false, false, true>(x, r);
 }
+
+/// The high-half mode's registers and core (every lane's right shift s >= 32; ISAs with per-lane
+/// 32-bit shifts): the bias is never flipped there.
+template <RoundingCore kCore>
+QPARITY_SIMD_INLINE IntRegs high_regs_for(const RequantParams& p) {
+  return broadcast(plan_int_for<kCore>(p), true);
+}
+template <RoundingCore kCore, bool kHigh>
+QPARITY_SIMD_INLINE I requant_mode(I x, const IntRegs& r) {
+  return int_core<IntCorePlan<kCore>::kForm, false, kHigh, true>(x, r);
+}
+
+/// Whether a TFLite ADD / SUB input multiplier is exactly 1/2 ({2^30, 0}, the larger input's
+/// s / (2 s)): then R(v 2^20) = v 2^19 exactly under DR-AZ (SRDHM of a multiple of 2^31 plus the
+/// nudge truncates back to it; no second rounding at shift 0) and SR-UP (floor((v 2^50 + 2^30) /
+/// 2^31)), so the core is a shift.
+inline bool is_half(const RequantParams& m) { return m.multiplier == (1 << 30) && m.shift == 0; }
 
 /// x << count in every lane (count a runtime value in [0, 31], the same for all lanes).
 QPARITY_SIMD_INLINE I shl32_uniform(I x, __m128i count) {
@@ -151,19 +172,26 @@ QPARITY_SIMD_INLINE void row(const T* a, const T* b, T* out, std::size_t n, cons
 
 // ---- the kernels --------------------------------------------------------------------------------
 
-template <RoundingCore kCore, bool kSub>
+/// kHalf1 / kHalf2: that input's multiplier is 1/2 (is_half), its rounding a shift by 19. kHigh:
+/// the other rescales run in the high-half mode (their right shifts are all >= 32).
+template <RoundingCore kCore, bool kSub, bool kHalf1, bool kHalf2, bool kHigh>
 struct TfliteAddSub {
   I z1, z2;
   IntRegs r1, r2, ro;
   OutRegs out;
+  static IntRegs regs(const RequantParams& m) { return kHigh ? high_regs_for<kCore>(m) : regs_for<kCore>(m); }
   explicit TfliteAddSub(const EwPlan& p)
-      : z1(Ops::set1(p.z1)), z2(Ops::set1(p.z2)), r1(regs_for<kCore>(p.m1)), r2(regs_for<kCore>(p.m2)),
-        ro(regs_for<kCore>(p.mo)), out(output_regs(p.output, false)) {}
+      : z1(Ops::set1(p.z1)), z2(Ops::set1(p.z2)), r1(regs(p.m1)), r2(regs(p.m2)), ro(regs(p.mo)),
+        out(output_regs(p.output, false)) {}
+  QPARITY_SIMD_INLINE I rescale(I v, const IntRegs&, std::true_type /*half*/) const { return shl19(v); }
+  QPARITY_SIMD_INLINE I rescale(I v, const IntRegs& r, std::false_type /*half*/) const {
+    return requant_mode<kCore, kHigh>(shl20(v), r);
+  }
   QPARITY_SIMD_INLINE I operator()(I x1, I x2) const {
-    const I b1 = requant<kCore>(shl20(Ops::sub32(x1, z1)), r1, std::false_type{});
-    const I b2 = requant<kCore>(shl20(Ops::sub32(x2, z2)), r2, std::false_type{});
+    const I b1 = rescale(Ops::sub32(x1, z1), r1, std::integral_constant<bool, kHalf1>{});
+    const I b2 = rescale(Ops::sub32(x2, z2), r2, std::integral_constant<bool, kHalf2>{});
     const I c = kSub ? Ops::sub32(b1, b2) : Ops::add32(b1, b2);
-    return finish(requant<kCore>(c, ro, std::false_type{}), out);
+    return finish(requant_mode<kCore, kHigh>(c, ro), out);
   }
 };
 
@@ -263,6 +291,32 @@ EwRowFn pick_mul(const EwPlan& p, bool u8) {
   return pick_type<IntMul<kCore, false>>(u8);
 }
 
+/// TFLite ADD / SUB: which inputs are halves and whether the high-half mode applies (every shift
+/// <= -1 among the other rescales: DR-AZ's s = 31 + R and SR-UP's s = 31 - shift are then >= 32).
+template <RoundingCore kCore, bool kSub, bool kHalf1, bool kHalf2>
+EwRowFn pick_add_mode(const EwPlan& p, bool u8) {
+  const bool high = Ops::kHasVarShift32 && (kHalf1 || p.m1.shift <= -1) && (kHalf2 || p.m2.shift <= -1) &&
+                    p.mo.shift <= -1;
+  if constexpr (Ops::kHasVarShift32) {
+    if (high) return pick_type<TfliteAddSub<kCore, kSub, kHalf1, kHalf2, true>>(u8);
+  }
+  return pick_type<TfliteAddSub<kCore, kSub, kHalf1, kHalf2, false>>(u8);
+}
+
+template <RoundingCore kCore, bool kSub>
+EwRowFn pick_add_halves(const EwPlan& p, bool u8) {
+  const bool h1 = is_half(p.m1), h2 = is_half(p.m2);
+  if (h1 && h2) return pick_add_mode<kCore, kSub, true, true>(p, u8);
+  if (h1) return pick_add_mode<kCore, kSub, true, false>(p, u8);
+  if (h2) return pick_add_mode<kCore, kSub, false, true>(p, u8);
+  return pick_add_mode<kCore, kSub, false, false>(p, u8);
+}
+
+template <RoundingCore kCore>
+EwRowFn pick_add(const EwPlan& p, bool u8) {
+  return p.sub ? pick_add_halves<kCore, true>(p, u8) : pick_add_halves<kCore, false>(p, u8);
+}
+
 template <RoundingCore kCore>
 EwRowFn pick_npu(const EwPlan& p, bool u8) {
   return p.sub ? pick_type<NpuAddSub<kCore, true>>(u8) : pick_type<NpuAddSub<kCore, false>>(u8);
@@ -274,14 +328,8 @@ inline EwRowFn select(const EwPlan& p, bool u8) {
   switch (p.kernel) {
     case EwKernel::kTfliteAddSub:
       if (p.left_shift != 20) return nullptr;
-      if (p.core == RoundingCore::kDoubleRoundingAwayFromZero) {
-        return p.sub ? pick_type<TfliteAddSub<RoundingCore::kDoubleRoundingAwayFromZero, true>>(u8)
-                     : pick_type<TfliteAddSub<RoundingCore::kDoubleRoundingAwayFromZero, false>>(u8);
-      }
-      if (p.core == RoundingCore::kSingleRoundingUpward) {
-        return p.sub ? pick_type<TfliteAddSub<RoundingCore::kSingleRoundingUpward, true>>(u8)
-                     : pick_type<TfliteAddSub<RoundingCore::kSingleRoundingUpward, false>>(u8);
-      }
+      if (p.core == RoundingCore::kDoubleRoundingAwayFromZero) return pick_add<RoundingCore::kDoubleRoundingAwayFromZero>(p, u8);
+      if (p.core == RoundingCore::kSingleRoundingUpward) return pick_add<RoundingCore::kSingleRoundingUpward>(p, u8);
       return nullptr;
     case EwKernel::kXnnpackAddSub:
       return pick_type<XnnpackAddSub>(u8);

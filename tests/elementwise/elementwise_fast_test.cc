@@ -213,6 +213,9 @@ void grid_suite(OutputType type) {
       // A small output scale: most outputs saturate at both ends.
       {{0.3f, mid}, {0.7f, mid + 3}, {0.011f, mid}, "saturation"},
       {{0.0123f, lo}, {0.0456f, hi}, {0.0789f, mid - 5}, "irregular scales"},
+      // A tiny output scale: TFLite's ADD output multiplier near 1 (shift 0, so the rescale
+      // cannot use the high-half mode), every output saturated.
+      {{0.5f, mid}, {0.25f, mid}, {1e-6f, mid}, "tiny output scale"},
   };
   std::size_t cases = 0;
   for (const Variant& v : variants()) {

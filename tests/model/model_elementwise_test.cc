@@ -179,7 +179,7 @@ TEST(ModelElementwise, SystemsPickTheirArithmetic) {
   for (const auto& r : rows) {
     const std::vector<std::string> lines = describe(r.m->graph, r.profile);
     ASSERT_GE(lines.size(), 2u);
-    EXPECT_NE(lines[0].find(std::string("(") + r.arithmetic + ")"), std::string::npos)
+    EXPECT_NE(lines[0].find(std::string("[") + r.arithmetic + "]"), std::string::npos)
         << r.profile << ": " << lines[0];
   }
   const std::vector<std::string> f = describe(add.graph, "onnxruntime");

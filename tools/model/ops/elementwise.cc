@@ -291,7 +291,7 @@ class ElementwisePrepared : public PreparedNode {
   std::vector<std::string> describe() const override {
     std::vector<std::string> lines;
     if (float_formula_) {
-      lines.push_back(fmt::format("arithmetic: {} (float32 formula, UNVERIFIED)", system_.name));
+      lines.push_back(fmt::format("arithmetic: {} [float32 formula, UNVERIFIED]", system_.name));
       const char* sym = op_ == ElementwiseOp::kAdd ? "+" : op_ == ElementwiseOp::kSub ? "-" : "*";
       lines.push_back(fmt::format("{} {}: y = clamp(RNE_sat(({:a} (x1 - {}) {} {:a} (x2 - {})) / {:a}) + {}), clamp [{}, {}], "
                                   "each operation in float32",
@@ -299,7 +299,7 @@ class ElementwisePrepared : public PreparedNode {
                                   q2_.zero_point, qo_.scale, qo_.zero_point, float_out_.qmin, float_out_.qmax));
       return lines;
     }
-    lines.push_back(fmt::format("arithmetic: {} ({})", system_.name, reference::to_string(params_.arithmetic)));
+    lines.push_back(fmt::format("arithmetic: {} [{}]", system_.name, reference::to_string(params_.arithmetic)));
     for (std::string& l : describe_params(params_)) lines.push_back(std::move(l));
     return lines;
   }
