@@ -13,6 +13,7 @@
 
 #include "qparity/conv2d.h"
 #include "qparity/depthwise_conv2d.h"
+#include "qparity/elementwise.h"
 #include "qparity/fully_connected.h"
 #include "qparity/gemm.h"
 #include "qparity/isa.h"

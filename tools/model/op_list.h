@@ -7,7 +7,9 @@
 //   "NAME"               TFLite's operator name (BuiltinOperator), used in messages and maps
 //   tflite_builtin_code  TFLite's BuiltinOperator value (schema.fbs), or -1
 //   tflite_version       the operator version qparity writes (the lowest that covers int8)
-//   file                 the op's implementation: tools/model/ops/<file>.cc defines <file>_op()
+//   file                 the op's implementation: <file>_op(), defined in tools/model/ops/<file>.cc
+//                        or in the file of its family (reshape.cc: squeeze_op; elementwise.cc:
+//                        add_op, sub_op, mul_op)
 //
 // Adding an op: its file under tools/model/ops/ (and a header there if other code builds its
 // options) and one entry here. Append only; the order is the enum's.
@@ -26,7 +28,10 @@
   X(Softmax, "SOFTMAX", 25, 2, softmax)                                 \
   X(Concatenation, "CONCATENATION", 2, 2, concatenation)                \
   X(Pad, "PAD", 34, 2, pad)                                             \
-  X(PadV2, "PADV2", 60, 2, pad_v2)
+  X(PadV2, "PADV2", 60, 2, pad_v2)                                      \
+  X(Add, "ADD", 0, 2, add)                                              \
+  X(Sub, "SUB", 41, 2, sub)                                             \
+  X(Mul, "MUL", 18, 2, mul)
 
 namespace qparity::model {
 
