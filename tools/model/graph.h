@@ -28,7 +28,9 @@ using cli::Tensor;
 struct Quantization {
   std::vector<float> scales;               ///< empty: the tensor is not quantized
   std::vector<std::int64_t> zero_points;   ///< as many as scales (or one, shared)
-  std::size_t axis = 0;                    ///< the quantized dimension of a per-axis tensor
+  std::size_t axis = 0;                    ///< the quantized dimension of a per-axis tensor (also
+                                           ///< kept for one scale: XNNPACK's delegate refuses
+                                           ///< 8-bit tensors whose quantized_dimension is not 0)
 
   bool present() const { return !scales.empty(); }
   bool per_axis() const { return scales.size() > 1; }

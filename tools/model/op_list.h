@@ -22,7 +22,12 @@
   X(Quantize, "QUANTIZE", 114, 2, quantize)                             \
   X(Dequantize, "DEQUANTIZE", 6, 2, dequantize)                         \
   X(Reshape, "RESHAPE", 22, 1, reshape)                                 \
-  X(Squeeze, "SQUEEZE", 43, 1, squeeze)
+  X(Squeeze, "SQUEEZE", 43, 1, squeeze)                                 \
+  X(AveragePool2D, "AVERAGE_POOL_2D", 1, 2, average_pool2d)             \
+  X(MaxPool2D, "MAX_POOL_2D", 17, 2, max_pool2d)                        \
+  X(Mean, "MEAN", 40, 2, mean)                                          \
+  X(Relu, "RELU", 19, 2, relu)                                          \
+  X(Relu6, "RELU6", 21, 2, relu6)
 
 namespace qparity::model {
 

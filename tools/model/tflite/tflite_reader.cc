@@ -111,6 +111,11 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
                                         "that dimension", label, d.quant.scales.size(), axis, cli::shape_text(d.shape)));
         }
         d.quant.axis = static_cast<std::size_t>(axis);
+      } else if (axis > 0 && static_cast<std::size_t>(axis) < d.shape.size()) {
+        // One scale with a quantized_dimension other than 0: per-tensor arithmetic everywhere, but
+        // XNNPACK's delegate refuses such 8-bit tensors for most ops (CheckTensorQInt8OrQUInt8Type),
+        // so the op's xnnpack_takes needs it (ops/op_variants.h xnnpack_per_tensor_8bit).
+        d.quant.axis = static_cast<std::size_t>(axis);
       }
     } else if (!d.quant.zero_points.empty()) {
       // Zero points without scales: not quantized (some converters write a lone 0).
