@@ -38,4 +38,9 @@ struct OracleCase {
 /// mismatch). Returns the total of compared elements. FAILS (not skips) when LiteRT.js is missing.
 std::size_t run_oracle_cases(const std::vector<OracleCase>& cases);
 
+/// After run_oracle_cases: every (op, path, contrast) row of `cases` must have counted at least
+/// one element the contrast gets wrong (EXPECT, naming the row), so each contrast shows that the
+/// comparison separates the arithmetics.
+void expect_contrasts_differ(const std::vector<OracleCase>& cases);
+
 }  // namespace qparity_test
