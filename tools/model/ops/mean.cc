@@ -179,10 +179,12 @@ class MeanPrepared : public PreparedNode {
                                      "float({} / float({} * {})) = {}, {}",
                                      m.multiplier, m.shift, bias, type_range, si, n, so, real, to_string(build_)));
         if (variant_ == MeanVariant::kTfliteOptimizedHWNeon) {
-          lines_.push_back(fmt::format("NEON: channels [0, {}) in 16-blocks with MultiplyByQuantizedMultiplier4Rows "
-                                       "({}), the rest scalar",
-                                       dims_.back() / 16 * 16,
-                                       build_ == TfliteBuild::kDoubleRounding ? "DR-UP" : "SR-UP-NEON"));
+          const std::size_t neon_end = dims_.back() / 16 * 16;
+          lines_.push_back(neon_end == 0
+                               ? std::string("NEON: fewer than 16 channels, every channel takes the scalar form")
+                               : fmt::format("NEON: channels [0, {}) in 16-blocks with "
+                                             "MultiplyByQuantizedMultiplier4Rows ({}), the rest the scalar form",
+                                             neon_end, build_ == TfliteBuild::kDoubleRounding ? "DR-UP" : "SR-UP-NEON"));
         }
         break;
       }
