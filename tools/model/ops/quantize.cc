@@ -3,7 +3,9 @@
 // include/qparity/reference/quantize.h (docs/semantics.md §21.10): quantize_float and
 // make_requantize_params + requantize_value. An 8-bit input has 256 values: prepare() evaluates
 // the reference on all of them and Engine::kFast looks the outputs up (the same bits by
-// construction); float inputs run quantize_float per element on both engines.
+// construction); float inputs run quantize_floats (ops/quantize_fast.h: branch-free loops,
+// bit-identical to quantize_float for every float) on Engine::kFast, quantize_float per element on
+// Engine::kReference.
 //
 // System -> variant (system.h op styles):
 //   float32 -> 8 bit
@@ -47,6 +49,7 @@
 
 #include "model/op.h"
 #include "model/ops/op_variants.h"
+#include "model/ops/quantize_fast.h"
 #include "preset_params.h"
 #include "qparity/reference/quantize.h"
 #include "tool_error.h"
@@ -164,7 +167,11 @@ class QuantizePrepared : public PreparedNode {
         using T = decltype(tag);
         const float* x = data_of<float>(in);
         T* y = data_of<T>(out);
-        for (std::size_t i = 0; i < count; ++i) y[i] = reference::quantize_float<T>(x[i], out_q_, float_variant_);
+        if (fast_) {
+          quantize_floats<T>(x, count, out_q_, float_variant_, y);
+        } else {
+          for (std::size_t i = 0; i < count; ++i) y[i] = reference::quantize_float<T>(x[i], out_q_, float_variant_);
+        }
       });
       return;
     }
