@@ -17,5 +17,6 @@
 #include "qparity/fully_connected.h"
 #include "qparity/gemm.h"
 #include "qparity/isa.h"
+#include "qparity/pooling.h"
 #include "qparity/reference.h"
 #include "qparity/requantize.h"

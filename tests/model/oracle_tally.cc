@@ -10,9 +10,7 @@
 namespace qparity_test {
 namespace {
 
-struct Row {
-  std::size_t elements = 0, mismatches = 0, runs = 0;
-};
+using Row = TallyRow;
 
 std::mutex g_mutex;
 std::map<std::tuple<std::string, std::string, std::string>, Row>& rows() {
@@ -44,6 +42,12 @@ void tally(const std::string& op, const std::string& path, const std::string& pr
   r.elements += elements;
   r.mismatches += mismatches;
   r.runs += 1;
+}
+
+TallyRow tally_row(const std::string& op, const std::string& path, const std::string& profile) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = rows().find({op, path, profile});
+  return it == rows().end() ? TallyRow{} : it->second;
 }
 
 }  // namespace qparity_test

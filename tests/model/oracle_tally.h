@@ -11,4 +11,10 @@ namespace qparity_test {
 void tally(const std::string& op, const std::string& path, const std::string& profile, std::size_t elements,
            std::size_t mismatches);
 
+/// A row's totals so far (all zero if the row has none).
+struct TallyRow {
+  std::size_t elements = 0, mismatches = 0, runs = 0;
+};
+TallyRow tally_row(const std::string& op, const std::string& path, const std::string& profile);
+
 }  // namespace qparity_test

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "litert_runner.h"
 #include "model/node_map.h"
@@ -100,6 +102,18 @@ std::size_t run_oracle_cases(const std::vector<OracleCase>& cases,
     }
   }
   return total;
+}
+
+void expect_contrasts_differ(const std::vector<OracleCase>& cases) {
+  std::set<std::tuple<std::string, std::string, std::string>> rows;
+  for (const OracleCase& c : cases) {
+    for (const std::string& other : c.contrasts) rows.insert({c.op, c.path, other + " (contrast)"});
+  }
+  for (const auto& [op, path, profile] : rows) {
+    const TallyRow r = tally_row(op, path, profile);
+    EXPECT_GT(r.mismatches, 0u) << op << " / " << path << " / " << profile << ": the contrast agrees on all "
+                                << r.elements << " elements of " << r.runs << " models";
+  }
 }
 
 }  // namespace qparity_test

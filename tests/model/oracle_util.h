@@ -42,4 +42,9 @@ struct OracleCase {
 std::size_t run_oracle_cases(const std::vector<OracleCase>& cases,
                              std::map<std::string, std::size_t>* contrast_mismatches = nullptr);
 
+/// After run_oracle_cases: every (op, path, contrast) row of `cases` must have counted at least
+/// one element the contrast gets wrong (EXPECT, naming the row), so each contrast shows that the
+/// comparison separates the arithmetics.
+void expect_contrasts_differ(const std::vector<OracleCase>& cases);
+
 }  // namespace qparity_test

@@ -31,7 +31,12 @@
   X(PadV2, "PADV2", 60, 2, pad_v2)                                      \
   X(Add, "ADD", 0, 2, add)                                              \
   X(Sub, "SUB", 41, 2, sub)                                             \
-  X(Mul, "MUL", 18, 2, mul)
+  X(Mul, "MUL", 18, 2, mul)                                              \
+  X(AveragePool2D, "AVERAGE_POOL_2D", 1, 2, average_pool2d)             \
+  X(MaxPool2D, "MAX_POOL_2D", 17, 2, max_pool2d)                        \
+  X(Mean, "MEAN", 40, 2, mean)                                          \
+  X(Relu, "RELU", 19, 2, relu)                                          \
+  X(Relu6, "RELU6", 21, 2, relu6)
 
 namespace qparity::model {
 

@@ -1,14 +1,29 @@
-// DEQUANTIZE: int8/uint8 -> float32, x = s * (q - zp).
-//   TFLite (reference_ops/dequantize.h): the product in double, then rounded to float32.
-//   XNNPACK (qs8-f32-vcvt, as its delegate runs DEQUANTIZE): float32(q - zp) * s in float32.
-// Both are one rounding of the exact product (|q - zp| <= 510 and s has 24 significant bits, so the
-// product is exact in double, and float32(q - zp) is exact), hence the same float: one formula
-// serves every system.
+// DEQUANTIZE: int8 / uint8 -> float32, x = float(s * (q - zp)). The arithmetic is
+// include/qparity/reference/quantize.h dequantize_value (docs/semantics.md §21.10). An 8-bit input
+// has 256 values: prepare() evaluates the reference on all of them and Engine::kFast looks them up;
+// Engine::kReference calls it per element.
+//
+// System -> variant: one formula for every system. TFLite's reference / optimized kernels and TFLM
+// (reference/dequantize.h: static_cast<float>(double(s) * (q - zp))) and XNNPACK's qs8-f32-vcvt /
+// qu8-f32-vcvt (float(q - zp) * s in float32; x86, ARM and wasm kernels alike) all round the exact
+// product once: |q - zp| <= 255 needs 9 bits and s has 24, so the double product is exact and
+// float32(q - zp) too. The NPU hypothesis and the float32 style compute the same real number the
+// same way. Measured (LiteRT.js 2.5.3, both paths, every stored value at 4 quantizations, §21.10).
+//
+// XNNPACK's delegate (xnnpack_takes; TF 2.x VisitDequantizeNode, LiteRT's unary visitor measured
+// with LiteRT.js): int8 / uint8 with one scale (LiteRT.js also takes a quantized_dimension other
+// than 0, measured) to float32, at most 6 dimensions (XNN_MAX_TENSOR_DIMS; measured: rank 7 sends
+// DEQUANTIZE to TFLite's kernel). A constant input is unpacked by the delegate at preparation
+// (DequantizeInt8, the same product).
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 
 #include "model/op.h"
+#include "model/ops/op_variants.h"
+#include "preset_params.h"
+#include "qparity/reference/quantize.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -16,31 +31,54 @@ namespace {
 
 class DequantizePrepared : public PreparedNode {
  public:
-  DequantizePrepared(const Graph& g, const Node& n, const System& sys) : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]) {
+  DequantizePrepared(const Graph& g, const Node& n, const System& sys, Engine engine)
+      : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]), fast_(engine == Engine::kFast) {
     const TensorDef& in = input_def(g, n, 0);
-    scale_ = in.quant.scales[0];
-    zp_ = static_cast<std::int32_t>(in.quant.zero_point());
+    type_ = in.dtype;
+    q_ = tensor_quant(in);
+    try {
+      reference::detail::require_scale("input scale", q_.scale);
+    } catch (const InvalidArgument& e) {
+      node_error(g, n, cli::without_library_prefix(e.what()));
+    }
+    with_8bit_type(type_, [&](auto tag) {
+      using T = decltype(tag);
+      for (int v = reference::type_min<T>(); v <= reference::type_max<T>(); ++v) {
+        table_[static_cast<std::uint8_t>(v)] = reference::dequantize_value<T>(static_cast<T>(v), q_);
+      }
+    });
   }
 
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
-    const std::size_t n = in.elements();
-    for (std::size_t i = 0; i < n; ++i) {
-      const float v = static_cast<float>(static_cast<double>(scale_) * static_cast<double>(in.integer_at(i) - zp_));
-      std::memcpy(out.bytes.data() + 4 * i, &v, 4);
+    const std::size_t count = in.elements();
+    float* y = data_of<float>(out);
+    if (fast_) {
+      for (std::size_t i = 0; i < count; ++i) y[i] = table_[in.bytes[i]];
+      return;
     }
+    with_8bit_type(type_, [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = data_of<T>(in);
+      for (std::size_t i = 0; i < count; ++i) y[i] = reference::dequantize_value<T>(x[i], q_);
+    });
   }
 
   std::vector<std::string> describe() const override {
-    return {fmt::format("arithmetic: {}", system_.name), fmt::format("x = {} * (q - {})", scale_, zp_)};
+    return {fmt::format("arithmetic: {}", system_.name),
+            "dequantize_value (include/qparity/reference/quantize.h): x = float(s * (q - zp)), one rounding of the exact "
+            "product (the same for every system)",
+            fmt::format("s = {}, zp = {}", q_.scale, q_.zero_point)};
   }
 
  private:
   System system_;
   int in_, out_;
-  float scale_ = 1.0f;
-  std::int32_t zp_ = 0;
+  bool fast_;
+  DType type_{};
+  reference::TensorQuant q_;
+  std::array<float, 256> table_{};
 };
 
 class DequantizeOp : public Op {
@@ -50,15 +88,18 @@ class DequantizeOp : public Op {
     const TensorDef& in = input_def(g, n, 0);
     require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
     require_per_tensor(g, n, in, "input");
-    require_dtype(g, n, g.tensors[static_cast<std::size_t>(n.outputs[0])], "output", {DType::kFloat32});
+    require_dtype(g, n, output_def(g, n, 0), "output", {DType::kFloat32});
     set_output_shape(g, n, 0, in.shape);
   }
 
-  std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine) const override {
-    return std::make_unique<DequantizePrepared>(g, n, sys);
+  std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    return std::make_unique<DequantizePrepared>(g, n, sys, engine);
   }
 
-  bool xnnpack_takes(const Graph&, const Node&) const override { return true; }
+  bool xnnpack_takes(const Graph& g, const Node& n) const override {
+    const TensorDef& in = input_def(g, n, 0);
+    return in.quant.scales.size() == 1 && in.shape.size() <= kXnnpackMaxRank;
+  }
 };
 
 }  // namespace

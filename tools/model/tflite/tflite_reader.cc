@@ -111,9 +111,10 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
                                         "that dimension", label, d.quant.scales.size(), axis, cli::shape_text(d.shape)));
         }
         d.quant.axis = static_cast<std::size_t>(axis);
-      } else if (axis > 0) {
-        // Kept for one-scale tensors too: XNNPACK's delegate declines an 8-bit tensor whose
-        // quantized_dimension is not 0, so it decides which kernel runs the node.
+      } else if (axis > 0 && static_cast<std::size_t>(axis) < d.shape.size()) {
+        // One scale with a quantized_dimension other than 0: per-tensor arithmetic everywhere, but
+        // XNNPACK's delegate refuses such 8-bit tensors for most ops (CheckTensorQInt8OrQUInt8Type),
+        // so the op's xnnpack_takes needs it (ops/op_variants.h xnnpack_per_tensor_8bit).
         d.quant.axis = static_cast<std::size_t>(axis);
       }
     } else if (!d.quant.zero_points.empty()) {

@@ -1,0 +1,413 @@
+// AVERAGE_POOL_2D and MAX_POOL_2D on int8 / uint8 NHWC tensors (TFLite Pool2DOptions: filter,
+// strides, SAME / VALID, fused activation). The arithmetic is include/qparity/reference/pooling.h
+// (docs/semantics.md §21.3); Engine::kFast runs the compiled kernels of include/qparity/pooling.h
+// (kernels/pooling/, bit-identical to the header on every ISA).
+//
+// System -> variant (a system's op style, system.h):
+//   AVERAGE_POOL_2D
+//     kTfliteReference, kTfliteOptimized (every target)  AveragePoolVariant::kTflite: the raw mean
+//         of the in-image taps rounded half away from zero, TFLite's clamp. Sources: LiteRT
+//         tflite/kernels/internal/reference/integer_ops/pooling.h and optimized/integer_ops/
+//         pooling.h (int8), reference/pooling.h (uint8); TFLM runs the same reference file; NEON
+//         sums in int32 and rounds the same way. Measured: LiteRT.js 2.5.3 (§21.3). No rounding
+//         build difference (integer division, no MultiplyByQuantizedMultiplier).
+//     kXnnpack        kTflite as well: TFLite's XNNPACK delegate never takes an 8-bit
+//         AVERAGE_POOL_2D (VisitAveragePool2DNode checks float32 tensors,
+//         tflite/delegates/xnnpack/xnnpack_delegate.cc), so TFLite's kernel runs it; XNNPACK's own
+//         qu8 average pooling is not modelled.
+//     kNpu            kNpuSingleRounding with the preset's tie rule and multiplier precision
+//         (reference/op_common.h NpuHypothesis; UNVERIFIED).
+//     kFloat          kFloat32 (ONNX QLinearAveragePool pattern; UNVERIFIED).
+//   MAX_POOL_2D
+//     kTfliteReference, kTfliteOptimized  MaxPoolVariant::kTflite: bounds zp + HAZ(f / s).
+//     kXnnpack        kXnnpack: bounds RNE(f / s + zp) (xnn_qs8_quantize; measured §21.3). The
+//         x86 / ARM / wasm max pooling kernels have no arithmetic beyond the bounds.
+//     kNpu            kTflite (a maximum has no rounding; the NPU hypothesis keeps TFLite's bounds,
+//         as its other ops do; UNVERIFIED).
+//     kFloat          kXnnpack (a float clamp quantized with round-half-even; UNVERIFIED).
+// TFLite's builtin kernels round these ops the default way (tflite_builtin_preset: default).
+//
+// XNNPACK's delegate (xnnpack_takes; xnnpack_delegate.cc VisitMaxPool2DNode, CheckPoolingParams):
+// MAX_POOL_2D when input and output are int8 or uint8 with one scale and zero point and
+// quantized_dimension 0, strides no larger than the filter, not a 1x1 filter with a stride > 1,
+// and (XNNPACK's max pooling / clamp node) equal input and output quantization.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "model/ops/conv_common.h"
+#include "model/ops/op_variants.h"
+#include "preset_params.h"
+#include "model/ops/pool2d.h"
+#include "qparity/pooling.h"
+#include "tflite_subset_generated.h"
+#include "tool_error.h"
+
+namespace qparity::model {
+
+namespace {
+
+std::string pool_text(const reference::PoolWindow& w, Activation act) {
+  return fmt::format("filter {}x{}, stride {}x{}, {}, {}", w.filter_h, w.filter_w, w.stride_h, w.stride_w,
+                     to_string(w.padding), activation_text(act));
+}
+
+}  // namespace
+
+std::string Pool2DOptions::describe() const { return pool_text(window, activation); }
+
+namespace {
+
+using reference::AveragePoolVariant;
+using reference::MaxPoolVariant;
+using reference::Shape4;
+
+Shape4 shape4(const TensorDef& t) { return Shape4{t.shape[0], t.shape[1], t.shape[2], t.shape[3]}; }
+
+const char* variant_name(AveragePoolVariant v) {
+  switch (v) {
+    case AveragePoolVariant::kTflite: return "AveragePoolVariant::kTflite";
+    case AveragePoolVariant::kNpuSingleRounding: return "AveragePoolVariant::kNpuSingleRounding";
+    case AveragePoolVariant::kFloat32: return "AveragePoolVariant::kFloat32";
+  }
+  return "?";
+}
+
+/// The distinct tap counts n of the output pixels' in-image windows (rows x cols).
+std::set<std::size_t> tap_counts(const Shape4& s, const reference::PoolWindow& w) {
+  Window2D win;
+  win.kernel_h = w.filter_h;
+  win.kernel_w = w.filter_w;
+  win.stride_h = w.stride_h;
+  win.stride_w = w.stride_w;
+  win.padding = w.padding;
+  const ResolvedWindow r = resolve_window(win, s.h, s.w);
+  auto extents = [](std::size_t out, std::size_t stride, std::size_t pad, std::size_t filter, std::size_t size) {
+    std::set<std::size_t> e;
+    for (std::size_t o = 0; o < out; ++o) {
+      const long long i0 = static_cast<long long>(o * stride) - static_cast<long long>(pad);
+      const long long a = std::max<long long>(i0, 0);
+      const long long b = std::min<long long>(i0 + static_cast<long long>(filter), static_cast<long long>(size));
+      e.insert(b > a ? static_cast<std::size_t>(b - a) : 0);
+    }
+    return e;
+  };
+  std::set<std::size_t> n;
+  for (std::size_t rows : extents(r.out_h, w.stride_h, r.pad_top, w.filter_h, s.h))
+    for (std::size_t cols : extents(r.out_w, w.stride_w, r.pad_left, w.filter_w, s.w)) n.insert(rows * cols);
+  return n;
+}
+
+struct PoolShapes {
+  Shape4 in, out;
+};
+
+PoolShapes pool_shapes(const Graph& g, const Node& n) {
+  const TensorDef& in = input_def(g, n, 0);
+  if (in.shape.size() != 4) {
+    node_error(g, n, fmt::format("input '{}' has shape {}; allowed: NHWC (rank 4)", in.name, cli::shape_text(in.shape)));
+  }
+  for (std::size_t d : in.shape) {
+    if (d == 0) node_error(g, n, fmt::format("input '{}' has an empty dimension ({})", in.name, cli::shape_text(in.shape)));
+  }
+  PoolShapes s;
+  s.in = shape4(in);
+  try {
+    s.out = reference::pool_output_shape(s.in, n.opts<Pool2DOptions>().window);
+  } catch (const InvalidArgument& e) {
+    node_error(g, n, cli::without_library_prefix(e.what()));
+  }
+  return s;
+}
+
+/// Checks shared by both pools: one 8-bit input and output of the same type, per-tensor.
+void check_pool(Graph& g, const Node& n) {
+  check_arity(g, n, 1, 1, 1);
+  const TensorDef& in = input_def(g, n, 0);
+  require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
+  require_per_tensor(g, n, in, "input");
+  const TensorDef& out = output_def(g, n, 0);
+  require_dtype(g, n, out, "output", {in.dtype});
+  require_per_tensor(g, n, out, "output");
+  const PoolShapes s = pool_shapes(g, n);
+  set_output_shape(g, n, 0, {s.out.n, s.out.h, s.out.w, s.out.c});
+}
+
+std::shared_ptr<const OpOptions> read_pool_options(const tflite::Operator& op, const std::string& label) {
+  const tflite::Pool2DOptions* t = op.builtin_options_as_Pool2DOptions();
+  if (t == nullptr) throw cli::ToolError(fmt::format("{}: Pool2DOptions missing", label));
+  auto positive = [&](int v, const char* field) {
+    if (v < 1) throw cli::ToolError(fmt::format("{}: {} = {}; allowed: >= 1", label, field, v));
+    return static_cast<std::size_t>(v);
+  };
+  auto o = std::make_shared<Pool2DOptions>();
+  o->window.padding = padding_from_tflite(t->padding(), label);
+  o->window.stride_w = positive(t->stride_w(), "stride_w");
+  o->window.stride_h = positive(t->stride_h(), "stride_h");
+  o->window.filter_w = positive(t->filter_width(), "filter_width");
+  o->window.filter_h = positive(t->filter_height(), "filter_height");
+  o->activation = activation_from_tflite(t->fused_activation_function(), label);
+  return o;
+}
+
+TfliteOptions write_pool_options(flatbuffers::FlatBufferBuilder& b, const Node& n) {
+  const auto& o = n.opts<Pool2DOptions>();
+  const auto off = tflite::CreatePool2DOptions(
+      b, static_cast<tflite::Padding>(padding_to_tflite(o.window.padding)), static_cast<int>(o.window.stride_w),
+      static_cast<int>(o.window.stride_h), static_cast<int>(o.window.filter_w), static_cast<int>(o.window.filter_h),
+      static_cast<tflite::ActivationFunctionType>(activation_to_tflite(o.activation)));
+  return {tflite::BuiltinOptions_Pool2DOptions, off.o};
+}
+
+std::string clamp_text(const OutputParams& o, Activation act, ClampDerivation d) {
+  return fmt::format("clamp to [{}, {}] (fused activation {}; bounds {})", o.qmin, o.qmax, activation_text(act),
+                     d == ClampDerivation::kTflite ? "zp + round_half_away(f / s), TFLite"
+                                                   : "round_half_even(f / s + zp), XNNPACK");
+}
+
+// ---- AVERAGE_POOL_2D ----------------------------------------------------------------------------
+
+class AveragePoolPrepared : public PreparedNode {
+ public:
+  AveragePoolPrepared(const Graph& g, const Node& n, const System& sys, Engine engine)
+      : system_(sys), engine_(engine), in_(n.inputs[0]), out_(n.outputs[0]) {
+    const TensorDef& in = input_def(g, n, 0);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
+    const auto& o = n.opts<Pool2DOptions>();
+    type_ = in.dtype;
+    shape_ = pool_shapes(g, n).in;
+    window_ = o.window;
+    act_ = o.activation;
+    in_q_ = tensor_quant(in);
+    out_q_ = tensor_quant(out);
+    switch (sys.style) {
+      case OpStyle::kTfliteReference:
+      case OpStyle::kTfliteOptimized: variant_ = AveragePoolVariant::kTflite; break;
+      case OpStyle::kXnnpack:
+        variant_ = AveragePoolVariant::kTflite;
+        note_ = "XNNPACK's delegate does not take 8-bit AVERAGE_POOL_2D: TFLite's kernel runs it";
+        break;
+      case OpStyle::kNpu:
+        variant_ = AveragePoolVariant::kNpuSingleRounding;
+        npu_ = npu_hypothesis_of(sys.preset);
+        break;
+      case OpStyle::kFloat: variant_ = AveragePoolVariant::kFloat32; break;
+    }
+    try {
+      output_ = activation_output_params(act_, ClampDerivation::kTflite, out_q_.scale, out_q_.zero_point,
+                                         type_ == DType::kInt8 ? OutputType::kInt8 : OutputType::kUint8);
+      for (std::size_t taps : tap_counts(shape_, window_)) {
+        if (taps == 0) node_error(g, n, "a pooling window has no tap inside the image");
+        if (variant_ == AveragePoolVariant::kNpuSingleRounding) {
+          npu_params_.push_back({taps, reference::npu_requant(npu_, static_cast<double>(in_q_.scale) /
+                                                                        (static_cast<double>(out_q_.scale) *
+                                                                         static_cast<double>(taps)))});
+        } else {
+          taps_.push_back(taps);
+        }
+      }
+    } catch (const InvalidArgument& e) {
+      node_error(g, n, fmt::format("under {}: {}", sys.name, cli::without_library_prefix(e.what())));
+    }
+    fast_ = engine == Engine::kFast && window_.filter_h * window_.filter_w <= kMaxPoolingReduction;
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    with_8bit_type(type_, [&](auto tag) {
+      using T = decltype(tag);
+      if (fast_) {
+        qparity::average_pool(data_of<T>(in), shape_, window_, in_q_, out_q_, act_, variant_, data_of<T>(out), npu_);
+      } else {
+        const std::vector<T> y =
+            reference::average_pool(elements_of<T>(in), shape_, window_, in_q_, out_q_, act_, variant_, npu_);
+        std::memcpy(out.bytes.data(), y.data(), y.size());
+      }
+    });
+  }
+
+  std::vector<std::string> describe() const override {
+    std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
+    if (!note_.empty()) l.push_back(note_);
+    l.push_back(fmt::format("{} (include/qparity/reference/pooling.h), {}", variant_name(variant_),
+                            pool_text(window_, act_)));
+    switch (variant_) {
+      case AveragePoolVariant::kTflite:
+        l.push_back("n = taps of the window inside the image (padding not counted); acc = sum of the stored "
+                    "values (no zero point, no scale: input and output are meant to share them)");
+        l.push_back(fmt::format("y = acc > 0 ? (acc + n/2) / n : (acc - n/2) / n  (C division: the raw mean "
+                                "rounded half away from zero); n in {{{}}}",
+                                fmt::join(taps_, ", ")));
+        break;
+      case AveragePoolVariant::kNpuSingleRounding:
+        l.push_back(fmt::format("NPU hypothesis (UNVERIFIED): y = round((acc - n * {}) * M_n) + {}, {}, M_n from "
+                                "s_in / (s_out * n) = {} / ({} * n)",
+                                in_q_.zero_point, out_q_.zero_point, npu_text(npu_), in_q_.scale, out_q_.scale));
+        for (const auto& p : npu_params_) {
+          l.push_back(fmt::format("n = {}: core {}, multiplier {}, shift {}", p.first, to_string(p.second.core),
+                                  p.second.params.multiplier, p.second.params.shift));
+        }
+        break;
+      case AveragePoolVariant::kFloat32:
+        l.push_back(fmt::format("float32 style (UNVERIFIED): y = round_half_even(float(float({} * (acc - n * {})) / n) "
+                                "/ {}) + {}; n in {{{}}}",
+                                in_q_.scale, in_q_.zero_point, out_q_.scale, out_q_.zero_point, fmt::join(taps_, ", ")));
+        break;
+    }
+    l.push_back(clamp_text(output_, act_, ClampDerivation::kTflite));
+    if (fast_) l.push_back(fmt::format("kernel: pooling, {}", to_string(pooling_kernel_isa(active_isa()))));
+    return l;
+  }
+
+ private:
+  System system_;
+  Engine engine_;
+  int in_, out_;
+  DType type_{};
+  Shape4 shape_;
+  reference::PoolWindow window_;
+  Activation act_ = Activation::kNone;
+  reference::TensorQuant in_q_, out_q_;
+  AveragePoolVariant variant_ = AveragePoolVariant::kTflite;
+  reference::NpuHypothesis npu_;
+  OutputParams output_{};
+  std::vector<std::size_t> taps_;
+  std::vector<std::pair<std::size_t, reference::NpuRequant>> npu_params_;
+  std::string note_;
+  bool fast_ = false;
+};
+
+class AveragePool2DOp : public Op {
+ public:
+  void check(Graph& g, const Node& n) const override { check_pool(g, n); }
+  std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    return std::make_unique<AveragePoolPrepared>(g, n, sys, engine);
+  }
+  std::shared_ptr<const OpOptions> read_tflite(const tflite::Operator& op, const std::string& label) const override {
+    return read_pool_options(op, label);
+  }
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    return write_pool_options(b, n);
+  }
+  // xnnpack_takes: default (no): VisitAveragePool2DNode takes float32 tensors only.
+};
+
+// ---- MAX_POOL_2D --------------------------------------------------------------------------------
+
+class MaxPoolPrepared : public PreparedNode {
+ public:
+  MaxPoolPrepared(const Graph& g, const Node& n, const System& sys, Engine engine)
+      : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]) {
+    const TensorDef& in = input_def(g, n, 0);
+    const auto& o = n.opts<Pool2DOptions>();
+    type_ = in.dtype;
+    shape_ = pool_shapes(g, n).in;
+    window_ = o.window;
+    act_ = o.activation;
+    out_q_ = tensor_quant(g.tensors[static_cast<std::size_t>(out_)]);
+    switch (sys.style) {
+      case OpStyle::kTfliteReference:
+      case OpStyle::kTfliteOptimized: variant_ = MaxPoolVariant::kTflite; break;
+      case OpStyle::kXnnpack: variant_ = MaxPoolVariant::kXnnpack; break;
+      case OpStyle::kNpu:
+        variant_ = MaxPoolVariant::kTflite;
+        note_ = "NPU hypothesis (UNVERIFIED): a maximum has no rounding; TFLite's activation bounds";
+        break;
+      case OpStyle::kFloat:
+        variant_ = MaxPoolVariant::kXnnpack;
+        note_ = "float32 style (UNVERIFIED): the float clamp quantized with round-half-even bounds";
+        break;
+    }
+    derivation_ = variant_ == MaxPoolVariant::kTflite ? ClampDerivation::kTflite : ClampDerivation::kXnnpack;
+    try {
+      output_ = activation_output_params(act_, derivation_, out_q_.scale, out_q_.zero_point,
+                                         type_ == DType::kInt8 ? OutputType::kInt8 : OutputType::kUint8);
+      for (std::size_t taps : tap_counts(shape_, window_)) {
+        if (taps == 0) node_error(g, n, "a pooling window has no tap inside the image");
+      }
+    } catch (const InvalidArgument& e) {
+      node_error(g, n, fmt::format("under {}: {}", sys.name, cli::without_library_prefix(e.what())));
+    }
+    fast_ = engine == Engine::kFast;
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    with_8bit_type(type_, [&](auto tag) {
+      using T = decltype(tag);
+      if (fast_) {
+        qparity::max_pool(data_of<T>(in), shape_, window_, out_q_, act_, variant_, data_of<T>(out));
+      } else {
+        const std::vector<T> y = reference::max_pool(elements_of<T>(in), shape_, window_, out_q_, act_, variant_);
+        std::memcpy(out.bytes.data(), y.data(), y.size());
+      }
+    });
+  }
+
+  std::vector<std::string> describe() const override {
+    std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
+    if (!note_.empty()) l.push_back(note_);
+    l.push_back(fmt::format("MaxPoolVariant::{} (include/qparity/reference/pooling.h), {}",
+                            variant_ == MaxPoolVariant::kTflite ? "kTflite" : "kXnnpack",
+                            pool_text(window_, act_)));
+    l.push_back("y = maximum of the stored values over the window's in-image taps (padding never wins)");
+    l.push_back(clamp_text(output_, act_, derivation_));
+    if (fast_) l.push_back(fmt::format("kernel: pooling, {}", to_string(pooling_kernel_isa(active_isa()))));
+    return l;
+  }
+
+ private:
+  System system_;
+  int in_, out_;
+  DType type_{};
+  Shape4 shape_;
+  reference::PoolWindow window_;
+  Activation act_ = Activation::kNone;
+  reference::TensorQuant out_q_;
+  MaxPoolVariant variant_ = MaxPoolVariant::kTflite;
+  ClampDerivation derivation_ = ClampDerivation::kTflite;
+  OutputParams output_{};
+  std::string note_;
+  bool fast_ = false;
+};
+
+class MaxPool2DOp : public Op {
+ public:
+  void check(Graph& g, const Node& n) const override { check_pool(g, n); }
+  std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    return std::make_unique<MaxPoolPrepared>(g, n, sys, engine);
+  }
+  std::shared_ptr<const OpOptions> read_tflite(const tflite::Operator& op, const std::string& label) const override {
+    return read_pool_options(op, label);
+  }
+  TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
+    return write_pool_options(b, n);
+  }
+  bool xnnpack_takes(const Graph& g, const Node& n) const override {
+    const TensorDef& in = input_def(g, n, 0);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(n.outputs[0])];
+    const reference::PoolWindow& w = n.opts<Pool2DOptions>().window;
+    if (!xnnpack_per_tensor_8bit(in) || !xnnpack_per_tensor_8bit(out)) return false;
+    if (w.stride_w > w.filter_w || w.stride_h > w.filter_h) return false;
+    if (w.filter_w == 1 && w.filter_h == 1 && std::max(w.stride_w, w.stride_h) > 1) return false;
+    return in.quant.scales[0] == out.quant.scales[0] && in.quant.zero_point() == out.quant.zero_point();
+  }
+};
+
+}  // namespace
+
+const Op& average_pool2d_op() {
+  static const AveragePool2DOp op;
+  return op;
+}
+
+const Op& max_pool2d_op() {
+  static const MaxPool2DOp op;
+  return op;
+}
+
+}  // namespace qparity::model
