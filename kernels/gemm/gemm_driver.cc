@@ -41,13 +41,13 @@ namespace {
 
 /// Per-thread working memory, reused across calls (no allocation in steady state).
 struct Scratch {
-  AlignedBytes a_packed;
-  AlignedBytes a_gathered;  // rows x K of an indirect A (the current row block)
+  AlignedBuffer<std::uint8_t> a_packed;
+  AlignedBuffer<std::uint8_t> a_gathered;  // rows x K of an indirect A (the current row block)
   std::vector<std::uint8_t> pad_segment;             // seg copies of an indirect A's pad value
   std::vector<const std::uint8_t*> segment_table;    // an indirect A's segments: [tap][MR] per row group
-  AlignedBytes acc32;     // mc x nc int32
-  AlignedBytes acc64;     // mc x nc int64 (wide model with K > kMaxKBlock)
-  AlignedBytes staged;    // mc x nc int32 handed to the requantizer (wide models)
+  AlignedBuffer<std::uint8_t> acc32;   // mc x nc int32
+  AlignedBuffer<std::uint8_t> acc64;   // mc x nc int64 (wide model with K > kMaxKBlock)
+  AlignedBuffer<std::uint8_t> staged;  // mc x nc int32 handed to the requantizer (wide models)
   std::vector<std::int64_t> row_sum;
   std::vector<std::int64_t> row_max_abs;
   std::vector<std::int32_t> col_init;
