@@ -33,6 +33,7 @@
 #include "qparity/error.h"
 #include "qparity/gemm.h"
 #include "qparity/policies.h"
+#include "qparity/type_pairs.h"
 #include "rounding/requantize_kernel.h"
 
 namespace qparity {
@@ -921,14 +922,7 @@ void gemm(const GemmProblem<AType, OutType>& g, RoundingCore core, AccumulatorSp
                                  std::size_t);                                                  \
   template void gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned);        \
   template void gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec);
-QPARITY_GEMM_INSTANTIATE(std::int8_t, std::int8_t)
-QPARITY_GEMM_INSTANTIATE(std::int8_t, std::uint8_t)
-QPARITY_GEMM_INSTANTIATE(std::int8_t, std::int16_t)
-QPARITY_GEMM_INSTANTIATE(std::int8_t, std::int32_t)
-QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::int8_t)
-QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::uint8_t)
-QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::int16_t)
-QPARITY_GEMM_INSTANTIATE(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_INSTANTIATE)
 #undef QPARITY_GEMM_INSTANTIATE
 
 namespace internal {
@@ -936,14 +930,7 @@ namespace internal {
   template void gemm_run_tiles<A, O>(const PackedGemmData&, const AOperand<A>&, std::size_t,    \
                                      std::int32_t, const OutputParams&, O*, std::size_t,        \
                                      std::size_t, std::size_t);
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::int8_t, std::int8_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::int8_t, std::uint8_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::int8_t, std::int16_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::int8_t, std::int32_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::uint8_t, std::int8_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::uint8_t, std::uint8_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::uint8_t, std::int16_t)
-QPARITY_GEMM_RUN_TILES_INSTANTIATE(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_RUN_TILES_INSTANTIATE)
 #undef QPARITY_GEMM_RUN_TILES_INSTANTIATE
 }  // namespace internal
 
