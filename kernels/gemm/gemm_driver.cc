@@ -34,6 +34,7 @@
 #include "qparity/gemm.h"
 #include "qparity/policies.h"
 #include "qparity/type_pairs.h"
+#include "rounding/output_stage_plan.h"
 #include "rounding/requantize_kernel.h"
 
 namespace qparity {
@@ -515,27 +516,13 @@ void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperan
   }
 }
 
-/// The fused epilogue's output stage constants: requantize_x86.h's output_regs, in scalar form.
+/// The fused epilogue's output stage constants (rounding/output_stage_plan.h, as the SIMD
+/// requantization kernels use them).
 void epilogue_output_stage(const OutputParams& o, bool zero_point_inside, EpilogueArgs& e) {
-  std::int64_t lo, hi, add;
-  if (zero_point_inside) {
-    lo = o.qmin, hi = o.qmax, add = 0;
-  } else {
-    lo = static_cast<std::int64_t>(o.qmin) - o.zero_point;
-    hi = static_cast<std::int64_t>(o.qmax) - o.zero_point;
-    add = o.zero_point;
-    if (hi < kInt32Min) {  // y + zp > qmax for every int32 y
-      lo = hi = 0, add = o.qmax;
-    } else if (lo > kInt32Max) {  // y + zp < qmin for every int32 y
-      lo = hi = 0, add = o.qmin;
-    } else {
-      lo = std::max<std::int64_t>(lo, kInt32Min);
-      hi = std::min<std::int64_t>(hi, kInt32Max);
-    }
-  }
-  e.lo = static_cast<std::int32_t>(lo);
-  e.hi = static_cast<std::int32_t>(hi);
-  e.add = static_cast<std::int32_t>(add);
+  const OutputStagePlan plan = plan_output_stage(o, zero_point_inside);
+  e.lo = plan.lo;
+  e.hi = plan.hi;
+  e.add = plan.add;
   e.zero_point = static_cast<float>(o.zero_point);
 }
 
