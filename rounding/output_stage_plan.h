@@ -1,6 +1,6 @@
 // INTERNAL: the scalar plan of the output stage shared by the SIMD requantization kernels
 // (rounding/requantize_x86.h's output_regs) and the GEMM driver's fused epilogue
-// (kernels/gemm/gemm_driver.cc, EpilogueArgs). Not installed.
+// (kernels/gemm/gemm_tile.cc, EpilogueArgs). Not installed.
 //
 // The output stage clamp(y + zp, qmin, qmax) of an int32 core result y is evaluated as
 // clamp(y, lo, hi) + add with lo = max(qmin - zp, INT32_MIN), hi = min(qmax - zp, INT32_MAX),

@@ -1,4 +1,4 @@
-// INTERNAL: what a PackedGemm holds (kernels/gemm/packed_gemm.cc builds it, gemm_driver.cc runs
+// INTERNAL: what a PackedGemm holds (kernels/gemm/packed_gemm.cc builds it, gemm_tile.cc runs
 // it). Not installed.
 #pragma once
 
@@ -78,6 +78,8 @@ struct PackedGemmData {
 
   EpiloguePlan epilogue;
 };
+
+inline constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 /// Calls with at most this many rows use the few-row kernel, one row at a time (measured on
 /// 1..4 x 1000 x 1024: 1.3-2.3x the 8x32 kernel, whose other rows would be padding).
