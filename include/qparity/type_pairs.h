@@ -1,7 +1,8 @@
 // The (activation, output) type pairs the compiled library (qparity::qparity) provides: int8 or
 // uint8 activations, each with int8, uint8, int16 or int32 output. The one list every explicit
-// instantiation of the GEMM, conv2d and depthwise entry points (and their extern declarations in
-// gemm.h, conv2d.h and depthwise_conv2d.h) is written with.
+// instantiation of the GEMM, conv2d and depthwise entry points, throwing and non-throwing (and
+// their extern declarations in gemm.h, conv2d.h, depthwise_conv2d.h and nothrow.h), is written
+// with.
 #pragma once
 
 #include <cstdint>
