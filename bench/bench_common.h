@@ -19,6 +19,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/isa.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
@@ -27,36 +28,7 @@
 
 namespace qparity_bench {
 
-/// Cache-line (and AVX-512 register) alignment of every benchmark buffer.
-inline constexpr std::size_t kBufferAlignment = 64;
-
-/// A zero-initialized array of trivially copyable T, 64-byte aligned (XNNPACK's AlignedAllocator).
-template <class T>
-class AlignedBuffer {
- public:
-  explicit AlignedBuffer(std::size_t size) : size_(size) {
-    std::size_t bytes = size * sizeof(T);
-    bytes = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-    if (bytes == 0) bytes = kBufferAlignment;
-    void* p = std::aligned_alloc(kBufferAlignment, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    std::memset(p, 0, bytes);
-    data_.reset(static_cast<T*>(p));
-  }
-
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-  T& operator[](std::size_t i) { return data_.get()[i]; }
-  const T& operator[](std::size_t i) const { return data_.get()[i]; }
-
- private:
-  struct Free {
-    void operator()(T* p) const { std::free(p); }
-  };
-  std::size_t size_;
-  std::unique_ptr<T, Free> data_;
-};
+using qparity::internal::AlignedBuffer;
 
 // --- Workload ------------------------------------------------------------------------------------
 

@@ -11,20 +11,6 @@
 #include "bench/requant_bench.h"
 #include "qparity/isa.h"
 
-namespace {
-
-std::string isa_list(qparity::IsaMask mask) {
-  std::string s;
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if ((mask & qparity::mask_of(isa)) == 0) continue;
-    if (!s.empty()) s += ",";
-    s += qparity::to_string(isa);
-  }
-  return s;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
@@ -36,8 +22,10 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  benchmark::AddCustomContext("qparity_compiled_isas", isa_list(qparity::compiled_isas()));
-  benchmark::AddCustomContext("qparity_supported_isas", isa_list(qparity::supported_isas()));
+  benchmark::AddCustomContext("qparity_compiled_isas",
+                              qparity::isa_names(qparity::compiled_isas(), ","));
+  benchmark::AddCustomContext("qparity_supported_isas",
+                              qparity::isa_names(qparity::supported_isas(), ","));
   benchmark::AddCustomContext("qparity_active_isa", qparity::to_string(qparity::active_isa()));
 
   qparity_bench::register_requant_benchmarks();

@@ -167,16 +167,6 @@ PreparedConv prepare_xnnpack(const ConvBenchShape& s) {
 
 #endif  // QPARITY_PEER_HAVE_XNNPACK
 
-std::string isa_list(qparity::IsaMask mask) {
-  std::string s;
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if ((mask & qparity::mask_of(isa)) == 0) continue;
-    if (!s.empty()) s += ",";
-    s += qparity::to_string(isa);
-  }
-  return s;
-}
-
 void add_context(bool onednn_vnni_child) {
   benchmark::AddCustomContext("peers_compiled", qparity_peers::compiled_peers());
   benchmark::AddCustomContext("threads", "1 (oneDNN OpenMP threads; no XNNPACK thread pool)");
@@ -190,7 +180,8 @@ void add_context(bool onednn_vnni_child) {
 #if defined(QPARITY_PEER_HAVE_XNNPACK)
   benchmark::AddCustomContext("xnnpack_isa", qparity_peers::xnnpack_gemm_isa() + " (inferred)");
 #endif
-  benchmark::AddCustomContext("qparity_supported_isas", isa_list(qparity::supported_isas()));
+  benchmark::AddCustomContext("qparity_supported_isas",
+                              qparity::isa_names(qparity::supported_isas(), ","));
 #ifdef QPARITY_BENCH_FAST_CONV
   benchmark::AddCustomContext("qparity_rows", "on");
 #else

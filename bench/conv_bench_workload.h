@@ -21,15 +21,15 @@
 #include <vector>
 
 #include "bench/conv_shapes.h"
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/conv_shape.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/conv_geometry.h"
 #include "qparity/reference_conv2d.h"
 #include "qparity/requant_params.h"
 
 namespace qparity_bench {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 
 inline constexpr std::int32_t kConvInputZeroPoint = -5;
 inline constexpr std::int32_t kConvOutputZeroPoint = 3;

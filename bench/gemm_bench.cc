@@ -31,16 +31,6 @@
 
 namespace {
 
-std::string isa_list(qparity::IsaMask mask) {
-  std::string s;
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if ((mask & qparity::mask_of(isa)) == 0) continue;
-    if (!s.empty()) s += ",";
-    s += qparity::to_string(isa);
-  }
-  return s;
-}
-
 /// The process's context lines: what is compiled in and which ISA each implementation uses.
 void add_context(bool onednn_vnni_child) {
   benchmark::AddCustomContext("peers_compiled", qparity_peers::compiled_peers());
@@ -61,7 +51,8 @@ void add_context(bool onednn_vnni_child) {
                                                   ? qparity_peers::to_string(kernel)
                                                   : "none");
 #endif
-  benchmark::AddCustomContext("qparity_supported_isas", isa_list(qparity::supported_isas()));
+  benchmark::AddCustomContext("qparity_supported_isas",
+                              qparity::isa_names(qparity::supported_isas(), ","));
 #ifdef QPARITY_BENCH_FAST_GEMM
   benchmark::AddCustomContext("qparity_rows", "on");
 #else

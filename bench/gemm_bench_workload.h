@@ -22,13 +22,13 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/gemm_shapes.h"
-#include "bench/peers/aligned_buffer.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/reference_gemm.h"
 #include "qparity/requant_params.h"
 
 namespace qparity_bench {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 
 inline constexpr std::int32_t kInputZeroPoint = -5;
 inline constexpr std::int32_t kOutputZeroPoint = 3;

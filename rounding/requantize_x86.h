@@ -20,11 +20,9 @@
 // F32-ZPF: y = RNE_sat(((float(acc) * scale + bias) * post_scale) + float(zp)), one rounding per
 //          operation in this order, no FMA (-ffp-contract=off; see xsimd_compat.h).
 //
-// Output stage (all cores): clamp(y + zp, qmin, qmax) is evaluated as clamp(y, lo, hi) + add with
-// lo = max(qmin - zp, INT32_MIN), hi = min(qmax - zp, INT32_MAX), add = zp, which never overflows
-// int32; when [qmin - zp, qmax - zp] misses the int32 range entirely the result is the constant
-// qmin or qmax (lo = hi = 0, add = that constant). F32-ZPF already contains zp: lo = qmin,
-// hi = qmax, add = 0. Values are then inside Out's range, so narrowing cannot saturate.
+// Output stage (all cores): clamp(y + zp, qmin, qmax) is evaluated as clamp(y, lo, hi) + add, with
+// lo, hi and add from rounding/output_stage_plan.h (shared with the GEMM driver's fused epilogue),
+// which never overflows int32; values are then inside Out's range, so narrowing cannot saturate.
 //
 // Per-channel parameters are converted, block by block (kBlock channels), into structure-of-arrays
 // on the stack; 64-bit per-channel values are stored split into even and odd channels so that one
@@ -37,6 +35,7 @@
 #include <type_traits>
 
 #include "qparity/requantize.h"
+#include "rounding/output_stage_plan.h"
 #include "rounding/requantize_kernel.h"
 #include "rounding/requant_plan.h"
 #include "rounding/simd_x86.h"
@@ -271,25 +270,8 @@ struct OutRegs {
 };
 
 inline OutRegs output_regs(const OutputParams& o, bool zero_point_inside) {
-  constexpr std::int64_t kMin = -2147483647 - 1, kMax = 2147483647;
-  std::int64_t lo, hi, add;
-  if (zero_point_inside) {
-    lo = o.qmin, hi = o.qmax, add = 0;
-  } else {
-    lo = static_cast<std::int64_t>(o.qmin) - o.zero_point;
-    hi = static_cast<std::int64_t>(o.qmax) - o.zero_point;
-    add = o.zero_point;
-    if (hi < kMin) {  // y + zp > qmax for every int32 y
-      lo = hi = 0, add = o.qmax;
-    } else if (lo > kMax) {  // y + zp < qmin for every int32 y
-      lo = hi = 0, add = o.qmin;
-    } else {
-      lo = lo < kMin ? kMin : lo;
-      hi = hi > kMax ? kMax : hi;
-    }
-  }
-  return OutRegs{Ops::set1(static_cast<std::int32_t>(lo)), Ops::set1(static_cast<std::int32_t>(hi)),
-                 Ops::set1(static_cast<std::int32_t>(add))};
+  const OutputStagePlan p = plan_output_stage(o, zero_point_inside);
+  return OutRegs{Ops::set1(p.lo), Ops::set1(p.hi), Ops::set1(p.add)};
 }
 
 QPARITY_SIMD_INLINE I finish(I y, const OutRegs& o) { return Ops::add32(Ops::min32(Ops::max32(y, o.lo), o.hi), o.add); }

@@ -23,10 +23,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/gemm_shape.h"
+#include "kernels/support/aligned_buffer.h"
 
 namespace qparity_peers {
+
+using qparity::internal::AlignedBuffer;
 
 enum class GemmlowpKernel : std::uint8_t { kSse41, kAvx2 };
 

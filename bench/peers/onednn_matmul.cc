@@ -12,9 +12,11 @@
 #include <omp.h>
 #endif
 
-#include "bench/peers/aligned_buffer.h"
+#include "kernels/support/aligned_buffer.h"
 
 namespace qparity_peers {
+
+using qparity::internal::AlignedBuffer;
 
 namespace {
 

@@ -6,9 +6,11 @@
 
 #include <xnnpack.h>
 
-#include "bench/peers/aligned_buffer.h"
+#include "kernels/support/aligned_buffer.h"
 
 namespace qparity_peers {
+
+using qparity::internal::kBufferAlignment;
 
 namespace {
 

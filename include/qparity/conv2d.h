@@ -24,6 +24,7 @@
 #include "qparity/conv_geometry.h"
 #include "qparity/isa.h"
 #include "qparity/reference_conv2d.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 
@@ -96,14 +97,7 @@ void conv2d(const Conv2DProblem<AType, OutType>& p) {
                                           std::size_t);                                         \
   extern template void conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned); \
   extern template void conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
-QPARITY_CONV2D_EXTERN(std::int8_t, std::int8_t)
-QPARITY_CONV2D_EXTERN(std::int8_t, std::uint8_t)
-QPARITY_CONV2D_EXTERN(std::int8_t, std::int16_t)
-QPARITY_CONV2D_EXTERN(std::int8_t, std::int32_t)
-QPARITY_CONV2D_EXTERN(std::uint8_t, std::int8_t)
-QPARITY_CONV2D_EXTERN(std::uint8_t, std::uint8_t)
-QPARITY_CONV2D_EXTERN(std::uint8_t, std::int16_t)
-QPARITY_CONV2D_EXTERN(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_CONV2D_EXTERN)
 #undef QPARITY_CONV2D_EXTERN
 
 }  // namespace qparity

@@ -20,6 +20,7 @@
 #include "qparity/conv_geometry.h"
 #include "qparity/isa.h"
 #include "qparity/reference_conv2d.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 
@@ -91,14 +92,7 @@ void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p) {
                                           std::size_t);                                         \
   extern template void depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned); \
   extern template void depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::int8_t, std::int8_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::int8_t, std::uint8_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::int8_t, std::int16_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::int8_t, std::int32_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::uint8_t, std::int8_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::uint8_t, std::uint8_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::uint8_t, std::int16_t)
-QPARITY_DEPTHWISE_CONV2D_EXTERN(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_DEPTHWISE_CONV2D_EXTERN)
 #undef QPARITY_DEPTHWISE_CONV2D_EXTERN
 
 }  // namespace qparity

@@ -28,6 +28,7 @@
 #include "qparity/output_stage.h"
 #include "qparity/reference_gemm.h"
 #include "qparity/requant_params.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 
@@ -154,14 +155,7 @@ GemmCall<AType, OutType> call_of(const GemmProblem<AType, OutType>& g) {
                                         std::size_t);                                         \
   extern template void gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned); \
   extern template void gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec);
-QPARITY_GEMM_EXTERN(std::int8_t, std::int8_t)
-QPARITY_GEMM_EXTERN(std::int8_t, std::uint8_t)
-QPARITY_GEMM_EXTERN(std::int8_t, std::int16_t)
-QPARITY_GEMM_EXTERN(std::int8_t, std::int32_t)
-QPARITY_GEMM_EXTERN(std::uint8_t, std::int8_t)
-QPARITY_GEMM_EXTERN(std::uint8_t, std::uint8_t)
-QPARITY_GEMM_EXTERN(std::uint8_t, std::int16_t)
-QPARITY_GEMM_EXTERN(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_EXTERN)
 #undef QPARITY_GEMM_EXTERN
 
 }  // namespace qparity

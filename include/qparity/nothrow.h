@@ -38,6 +38,7 @@
 #include "qparity/isa.h"
 #include "qparity/requantize.h"
 #include "qparity/status.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 namespace nothrow {
@@ -235,14 +236,7 @@ extern template Status requantize<std::int32_t>(Isa, const RequantizeArgs&, std:
       const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned) noexcept;                     \
   extern template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, \
                                                 AccumulatorSpec) noexcept;
-QPARITY_NOTHROW_EXTERN(std::int8_t, std::int8_t)
-QPARITY_NOTHROW_EXTERN(std::int8_t, std::uint8_t)
-QPARITY_NOTHROW_EXTERN(std::int8_t, std::int16_t)
-QPARITY_NOTHROW_EXTERN(std::int8_t, std::int32_t)
-QPARITY_NOTHROW_EXTERN(std::uint8_t, std::int8_t)
-QPARITY_NOTHROW_EXTERN(std::uint8_t, std::uint8_t)
-QPARITY_NOTHROW_EXTERN(std::uint8_t, std::int16_t)
-QPARITY_NOTHROW_EXTERN(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_NOTHROW_EXTERN)
 #undef QPARITY_NOTHROW_EXTERN
 
 }  // namespace nothrow

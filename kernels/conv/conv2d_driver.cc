@@ -10,6 +10,7 @@
 #include "kernels/gemm/gemm_driver.h"
 #include "qparity/conv2d.h"
 #include "qparity/error.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 namespace internal {
@@ -97,14 +98,7 @@ void conv2d(const Conv2DProblem<AType, OutType>& p, RoundingCore core, Accumulat
                                    std::size_t);                                                  \
   template void conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned);      \
   template void conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
-QPARITY_CONV2D_INSTANTIATE(std::int8_t, std::int8_t)
-QPARITY_CONV2D_INSTANTIATE(std::int8_t, std::uint8_t)
-QPARITY_CONV2D_INSTANTIATE(std::int8_t, std::int16_t)
-QPARITY_CONV2D_INSTANTIATE(std::int8_t, std::int32_t)
-QPARITY_CONV2D_INSTANTIATE(std::uint8_t, std::int8_t)
-QPARITY_CONV2D_INSTANTIATE(std::uint8_t, std::uint8_t)
-QPARITY_CONV2D_INSTANTIATE(std::uint8_t, std::int16_t)
-QPARITY_CONV2D_INSTANTIATE(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_CONV2D_INSTANTIATE)
 #undef QPARITY_CONV2D_INSTANTIATE
 
 }  // namespace qparity

@@ -29,6 +29,7 @@
 #include "qparity/depthwise_conv2d.h"
 #include "qparity/error.h"
 #include "qparity/policies.h"
+#include "qparity/type_pairs.h"
 #include "rounding/requantize_kernel.h"
 
 namespace qparity {
@@ -509,14 +510,7 @@ void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, RoundingC
   template void depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&,   \
                                                 unsigned);                                             \
   template void depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::int8_t, std::int8_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::int8_t, std::uint8_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::int8_t, std::int16_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::int8_t, std::int32_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::uint8_t, std::int8_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::uint8_t, std::uint8_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::uint8_t, std::int16_t)
-QPARITY_DEPTHWISE_CONV2D_INSTANTIATE(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_DEPTHWISE_CONV2D_INSTANTIATE)
 #undef QPARITY_DEPTHWISE_CONV2D_INSTANTIATE
 
 }  // namespace qparity

@@ -9,6 +9,7 @@
 
 #include "kernels/dispatch/unsupported_isa.h"
 #include "qparity/error.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 namespace nothrow {
@@ -238,14 +239,7 @@ Status depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, Roundin
                                                   const ConvCall<A, O>&, unsigned) noexcept;    \
   template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore,     \
                                          AccumulatorSpec) noexcept;
-QPARITY_NOTHROW_INSTANTIATE(std::int8_t, std::int8_t)
-QPARITY_NOTHROW_INSTANTIATE(std::int8_t, std::uint8_t)
-QPARITY_NOTHROW_INSTANTIATE(std::int8_t, std::int16_t)
-QPARITY_NOTHROW_INSTANTIATE(std::int8_t, std::int32_t)
-QPARITY_NOTHROW_INSTANTIATE(std::uint8_t, std::int8_t)
-QPARITY_NOTHROW_INSTANTIATE(std::uint8_t, std::uint8_t)
-QPARITY_NOTHROW_INSTANTIATE(std::uint8_t, std::int16_t)
-QPARITY_NOTHROW_INSTANTIATE(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_NOTHROW_INSTANTIATE)
 #undef QPARITY_NOTHROW_INSTANTIATE
 
 }  // namespace nothrow

@@ -15,6 +15,7 @@
 
 #include "kernels/gemm/packed_gemm_data.h"
 #include "qparity/output_stage.h"
+#include "qparity/type_pairs.h"
 
 namespace qparity {
 namespace internal {
@@ -64,14 +65,7 @@ void gemm_run_tiles(const PackedGemmData& d, const AOperand<AType>& a, std::size
   extern template void gemm_run_tiles<A, O>(const PackedGemmData&, const AOperand<A>&, std::size_t, \
                                             std::int32_t, const OutputParams&, O*, std::size_t,  \
                                             std::size_t, std::size_t);
-QPARITY_GEMM_RUN_TILES_EXTERN(std::int8_t, std::int8_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::int8_t, std::uint8_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::int8_t, std::int16_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::int8_t, std::int32_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::uint8_t, std::int8_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::uint8_t, std::uint8_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::uint8_t, std::int16_t)
-QPARITY_GEMM_RUN_TILES_EXTERN(std::uint8_t, std::int32_t)
+QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_RUN_TILES_EXTERN)
 #undef QPARITY_GEMM_RUN_TILES_EXTERN
 
 }  // namespace internal

@@ -1,4 +1,4 @@
-// INTERNAL: the contract between the GEMM driver (kernels/gemm/gemm_driver.cc) and the per-ISA
+// INTERNAL: the contract between the GEMM driver (kernels/gemm/gemm_tile.cc) and the per-ISA
 // micro-kernels (kernels/gemm/ukernel_<isa>.cc). Not installed.
 //
 // A micro-kernel computes one MR x NR tile of *raw* int32 dot products over one K block:

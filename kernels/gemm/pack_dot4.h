@@ -1,5 +1,5 @@
-// INTERNAL: the kDot4 A packing step shared by strided and indirect operands (gemm_driver.cc).
-// Not installed.
+// INTERNAL: the kDot4 A packing step shared by strided and indirect operands (gemm_pack_a.cc,
+// gemm_indirect_a.cc). Not installed.
 //
 // Packs `groups` K groups (4 bytes each) of MR rows into the kDot4 layout [group][MR][4]
 // (gemm_ukernel.h): out[(g * MR + r) * 4 + t] = rows[r][g * 4 + t] ^ flip, i.e. an MR x groups

@@ -1,16 +1,14 @@
-// INTERNAL: what a PackedGemm holds (kernels/gemm/packed_gemm.cc builds it, gemm_driver.cc runs
+// INTERNAL: what a PackedGemm holds (kernels/gemm/packed_gemm.cc builds it, gemm_tile.cc runs
 // it). Not installed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
-#include <new>
 #include <vector>
 
 #include "kernels/gemm/gemm_epilogue.h"
 #include "kernels/gemm/gemm_ukernel.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/accumulator.h"
 #include "qparity/isa.h"
 #include "qparity/requant_params.h"
@@ -18,43 +16,13 @@
 namespace qparity {
 namespace internal {
 
-/// A 64-byte aligned, zero-initialised byte buffer (cache-line aligned panels; AMX tile loads and
-/// aligned vector loads want it).
-class AlignedBytes {
- public:
-  AlignedBytes() = default;
-  explicit AlignedBytes(std::size_t bytes) { resize(bytes); }
-  void resize(std::size_t bytes) {
-    if (bytes <= capacity_) {
-      size_ = bytes;
-      return;
-    }
-    const std::size_t rounded = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (p == nullptr) throw std::bad_alloc();
-    data_.reset(static_cast<std::uint8_t*>(p));
-    capacity_ = rounded;
-    size_ = bytes;
-  }
-  std::uint8_t* data() { return data_.get(); }
-  const std::uint8_t* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-
- private:
-  struct Free {
-    void operator()(std::uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<std::uint8_t, Free> data_;
-  std::size_t size_ = 0, capacity_ = 0;
-};
-
 /// The fused epilogue of a PackedGemm (kernels/gemm/gemm_epilogue.h); enabled == false: the
 /// driver requantizes each tile with a separate pass.
 struct EpiloguePlan {
   bool enabled = false;
   std::size_t lanes = 0, vec_bytes = 0;
   bool per_channel = false;
-  AlignedBytes chan;  ///< per vector of output channels (one vector when per-tensor)
+  AlignedBuffer<std::uint8_t> chan;  ///< per vector of output channels (one vector when per-tensor)
   EpilogueFns fns;
   /// The main micro-kernel fused with its block's epilogue (FusedFn), when its ISA has one for
   /// this plan (AVX-512 VNNI); null entries: the driver calls the kernel and fns separately.
@@ -87,7 +55,7 @@ struct PackedGemmData {
   std::size_t kgroups = 0;     ///< ceil(k / group)
   std::size_t panels = 0;      ///< ceil(n / 16) rounded up to a multiple of kernel.nr / 16
   std::size_t panel_stride = 0;  ///< bytes per panel
-  AlignedBytes b_packed;
+  AlignedBuffer<std::uint8_t> b_packed;
 
   // Per output channel j (n entries each).
   std::vector<std::int64_t> col_sum;      ///< sum_k B(k, j), exact
@@ -110,6 +78,8 @@ struct PackedGemmData {
 
   EpiloguePlan epilogue;
 };
+
+inline constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 /// Calls with at most this many rows use the few-row kernel, one row at a time (measured on
 /// 1..4 x 1000 x 1024: 1.3-2.3x the 8x32 kernel, whose other rows would be padding).

@@ -25,12 +25,8 @@ TEST(CliVersion, PrintsTheLibraryVersion) {
 }
 
 TEST(CliVersion, ListsTheCompiledSimdPathsAndTheActiveOne) {
-  std::string compiled;
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if ((qparity::compiled_isas() & qparity::mask_of(isa)) == 0) continue;
-    compiled += (compiled.empty() ? "" : ", ") + std::string(qparity::to_string(isa));
-  }
   // The tool runs in this process's environment, so under the same QPARITY_ISA cap.
+  const std::string compiled = qparity::isa_names(qparity::compiled_isas());
   const std::string expected = "(SIMD paths compiled: " + compiled + "; active on this CPU: " +
                                qparity::to_string(qparity::active_isa()) + ")";
   const CliResult r = run_cli({"--version"});

@@ -25,6 +25,7 @@
 #include "qparity/presets.h"
 #include "qparity/qparity.h"
 #include "qparity/reference_conv2d.h"
+#include "qparity/type_pairs.h"
 
 namespace {
 
@@ -283,14 +284,9 @@ void run_type_pair() {
 }
 
 TEST(Depthwise, EveryTypePair) {
-  run_type_pair<std::int8_t, std::int8_t>();
-  run_type_pair<std::int8_t, std::uint8_t>();
-  run_type_pair<std::int8_t, std::int16_t>();
-  run_type_pair<std::int8_t, std::int32_t>();
-  run_type_pair<std::uint8_t, std::int8_t>();
-  run_type_pair<std::uint8_t, std::uint8_t>();
-  run_type_pair<std::uint8_t, std::int16_t>();
-  run_type_pair<std::uint8_t, std::int32_t>();
+#define QPARITY_RUN_TYPE_PAIR(A, O) run_type_pair<A, O>();
+  QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_RUN_TYPE_PAIR)
+#undef QPARITY_RUN_TYPE_PAIR
 }
 
 // The SIMD kernels hold exact tap sums for up to 33025 taps: at 32761 taps with every product

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/peers/aligned_buffer.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/accumulator.h"
 #include "qparity/reference_conv2d.h"
 #include "tests/oracles/oracle_compare.h"
@@ -83,14 +83,14 @@ OracleComparison compare_conv_with_qparity(Problem p, std::size_t channels,
       qparity::resolve_window(p.geometry.window, p.geometry.in_h, p.geometry.in_w);
   const std::size_t size = p.geometry.batch * r.out_h * r.out_w * channels;
   result.peer_distinct_values = distinct_values(peer_out, size);
-  qparity_peers::AlignedBuffer<OutType> reference(size);
+  qparity::internal::AlignedBuffer<OutType> reference(size);
   p.call.out = reference.data();
   run_reference(p);
   result.paths.push_back(compare_nhwc("reference", size, channels, peer_out, reference.data()));
 #ifdef QPARITY_ORACLE_FAST_CONV
   for (qparity::Isa isa : qparity::all_isas()) {
     if (!isa_supported(isa)) continue;
-    qparity_peers::AlignedBuffer<OutType> fast(size);
+    qparity::internal::AlignedBuffer<OutType> fast(size);
     p.call.out = fast.data();
     const auto packed = make_packed(isa, p);
     run_packed(packed, p);

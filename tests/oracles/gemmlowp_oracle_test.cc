@@ -18,8 +18,8 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/gemmlowp_gemm.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
 #include "qparity/reference_gemm.h"
@@ -29,7 +29,7 @@
 namespace qparity_oracle {
 namespace {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 using qparity_peers::GemmlowpKernel;
 
 struct GemmlowpCase {

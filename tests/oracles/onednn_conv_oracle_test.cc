@@ -26,9 +26,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/onednn_conv.h"
 #include "bench/peers/onednn_matmul.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
 #include "qparity/reference_conv2d.h"
@@ -38,7 +38,7 @@
 namespace qparity_oracle {
 namespace {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 using qparity_peers::OnednnActivation;
 using qparity_peers::OnednnScaleModel;
 

@@ -21,8 +21,8 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/onednn_matmul.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
 #include "qparity/reference_gemm.h"
@@ -32,7 +32,7 @@
 namespace qparity_oracle {
 namespace {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 using qparity_peers::OnednnActivation;
 using qparity_peers::OnednnScaleModel;
 

@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/peers/aligned_buffer.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/accumulator.h"
 #include "qparity/reference_gemm.h"
 #include "qparity/requant_params.h"
@@ -99,7 +99,7 @@ OracleComparison compare_with_qparity(qparity::GemmProblem<AType, OutType> probl
   const std::size_t size = problem.m * problem.n;
   problem.c_row_stride = 0;
 
-  qparity_peers::AlignedBuffer<OutType> reference(size);
+  qparity::internal::AlignedBuffer<OutType> reference(size);
   problem.c = reference.data();
   qparity::reference::gemm(problem, core, accumulator);
   result.paths.push_back(
@@ -108,7 +108,7 @@ OracleComparison compare_with_qparity(qparity::GemmProblem<AType, OutType> probl
 #ifdef QPARITY_ORACLE_FAST_GEMM
   for (qparity::Isa isa : qparity::all_isas()) {
     if ((qparity::supported_isas() & qparity::mask_of(isa)) == 0) continue;
-    qparity_peers::AlignedBuffer<OutType> fast(size);
+    qparity::internal::AlignedBuffer<OutType> fast(size);
     problem.c = fast.data();
     const qparity::PackedGemm packed(isa, qparity::weights_of(problem), core, accumulator);
     qparity::gemm(packed, qparity::call_of(problem));

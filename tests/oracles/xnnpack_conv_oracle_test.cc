@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/xnnpack_conv.h"
 #include "bench/peers/xnnpack_fc.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
 #include "qparity/reference_conv2d.h"
@@ -28,7 +28,7 @@
 namespace qparity_oracle {
 namespace {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 
 struct XnnpackConvCase {
   qparity_peers::ConvShape shape;

@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/peers/aligned_buffer.h"
 #include "bench/peers/xnnpack_fc.h"
+#include "kernels/support/aligned_buffer.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
 #include "qparity/reference_gemm.h"
@@ -24,7 +24,7 @@
 namespace qparity_oracle {
 namespace {
 
-using qparity_peers::AlignedBuffer;
+using qparity::internal::AlignedBuffer;
 
 /// One problem in both vocabularies: XNNPACK's (real scales) and the data qparity needs.
 struct XnnpackCase {

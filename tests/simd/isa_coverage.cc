@@ -36,8 +36,8 @@ class IsaCoverageGuard : public ::testing::Environment {
         if ((qparity::supported_isas() & qparity::mask_of(isa)) == 0) {
           ADD_FAILURE() << "QPARITY_EXPECT_ISAS lists '" << name
                         << "' but it is not in supported_isas() = {"
-                        << isa_mask_names(qparity::supported_isas()) << "} (compiled: {"
-                        << isa_mask_names(qparity::compiled_isas()) << "})";
+                        << qparity::isa_names(qparity::supported_isas(), ",") << "} (compiled: {"
+                        << qparity::isa_names(qparity::compiled_isas(), ",") << "})";
         }
       } catch (const qparity::InvalidArgument& e) {
         ADD_FAILURE() << "QPARITY_EXPECT_ISAS: " << e.what();
@@ -50,8 +50,9 @@ class IsaCoverageGuard : public ::testing::Environment {
     if (done == 0) return;  // no ISA sweep in this process
     const qparity::IsaMask missing = qparity::supported_isas() & ~done;
     if (missing != 0) {
-      ADD_FAILURE() << "ISA coverage: supported but never exercised: {" << isa_mask_names(missing)
-                    << "}; exercised: {" << isa_mask_names(done) << "}";
+      ADD_FAILURE() << "ISA coverage: supported but never exercised: {"
+                    << qparity::isa_names(missing, ",") << "}; exercised: {"
+                    << qparity::isa_names(done, ",") << "}";
     }
   }
 };
@@ -70,14 +71,6 @@ std::vector<qparity::Isa> supported_isa_list() {
     if (qparity::supported_isas() & qparity::mask_of(isa)) v.push_back(isa);
   }
   return v;
-}
-
-std::string isa_mask_names(qparity::IsaMask mask) {
-  std::string s;
-  for (qparity::Isa isa : qparity::all_isas()) {
-    if (mask & qparity::mask_of(isa)) s += (s.empty() ? "" : ",") + std::string(qparity::to_string(isa));
-  }
-  return s;
 }
 
 }  // namespace qparity_test

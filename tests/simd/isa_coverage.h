@@ -26,9 +26,6 @@ qparity::IsaMask exercised_isas();
 /// supported_isas() as a list, lowest first.
 std::vector<qparity::Isa> supported_isa_list();
 
-/// "scalar,sse41,..." for a mask.
-std::string isa_mask_names(qparity::IsaMask mask);
-
 /// Calls f(isa) for every ISA in supported_isas(), lowest first, recording each one.
 template <class F>
 void for_each_supported_isa(F&& f) {

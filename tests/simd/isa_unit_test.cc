@@ -77,6 +77,15 @@ TEST(IsaNames, UnknownNameListsEveryName) {
   }
 }
 
+TEST(IsaNames, NamesOfAMaskLowestFirst) {
+  EXPECT_EQ(isa_names(0), "");
+  EXPECT_EQ(isa_names(mask_of(Isa::kAvx2)), "avx2");
+  EXPECT_EQ(isa_names(mask_of(Isa::kAvx512Vnni) | mask_of(Isa::kScalar) | mask_of(Isa::kAvx2)),
+            "scalar, avx2, avx512vnni");
+  EXPECT_EQ(isa_names(isas_up_to(Isa::kAvx2), ","), "scalar,sse41,avx2");
+  EXPECT_EQ(isa_names(~IsaMask{0}), "scalar, sse41, avx2, avxvnni, avx512, avx512vnni, amx");
+}
+
 // ---- the QPARITY_ISA cap ------------------------------------------------------------------------
 
 TEST(IsaCap, EverythingUpToAndIncludingTheNamedIsa) {
@@ -255,7 +264,7 @@ TEST(IsaDetection, SupportedIsasFollowTheDefinitions) {
   const IsaMask supported = supported_isas();  // first: makes the AMX request if there is one
   const bool amx = (supported & mask_of(Isa::kAmx)) != 0;
   EXPECT_EQ(supported, internal::isa_levels(internal::cpu_features(), amx) & compiled_isas())
-      << "supported {" << qparity_test::isa_mask_names(supported) << "}";
+      << "supported {" << qparity::isa_names(supported, ",") << "}";
 }
 
 TEST(IsaDetection, AmxOnlyWithTheKernelsPermission) {
@@ -304,7 +313,7 @@ int run_with_expected_isas(const std::string& expect, std::string* out) {
 TEST(IsaCoverage, ExpectingAnIsaThisMachineLacksFailsTheRun) {
   ASSERT_FALSE(self_executable().empty()) << "cannot locate this test binary (/proc/self/exe)";
   std::string out;
-  EXPECT_EQ(run_with_expected_isas(qparity_test::isa_mask_names(supported_isas()), &out), 0)
+  EXPECT_EQ(run_with_expected_isas(qparity::isa_names(supported_isas(), ","), &out), 0)
       << out;
   for (Isa isa : all_isas()) {
     if (supported_isas() & mask_of(isa)) continue;

@@ -60,7 +60,7 @@ int run_child_mode_if_requested() {
   try {
     const Isa active = active_isa();
     std::printf("active=%s enabled=%s\n", to_string(active),
-                qparity_test::isa_mask_names(enabled_isas()).c_str());
+                qparity::isa_names(enabled_isas(), ",").c_str());
   } catch (const InvalidArgument& e) {
     std::printf("InvalidArgument: %s\n", e.what());
   }
@@ -569,7 +569,7 @@ std::string expected_child_output(IsaMask cap_mask) {
     if (enabled & mask_of(isa)) active = isa;
   }
   return std::string("active=") + to_string(active) +
-         " enabled=" + qparity_test::isa_mask_names(enabled) + "\n";
+         " enabled=" + qparity::isa_names(enabled, ",") + "\n";
 }
 
 TEST(Dispatch, EnvironmentCap) {

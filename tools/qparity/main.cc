@@ -32,14 +32,8 @@ bool write_stdout(std::string_view command, const fmt::memory_buffer& buffer) {
 namespace {
 
 std::string version_text() {
-  std::string compiled;
-  for (Isa isa : all_isas()) {
-    if ((compiled_isas() & mask_of(isa)) == 0) continue;
-    if (!compiled.empty()) compiled += ", ";
-    compiled += to_string(isa);
-  }
   return fmt::format("qparity {}.{}.{} (SIMD paths compiled: {}; active on this CPU: {})",
-                     kVersionMajor, kVersionMinor, kVersionPatch, compiled,
+                     kVersionMajor, kVersionMinor, kVersionPatch, isa_names(compiled_isas()),
                      to_string(active_isa()));
 }
 
