@@ -142,5 +142,41 @@ TEST(CliUsage, MissingOrUnknownCommandIsExitCode2) {
   }
 }
 
+TEST(CliList, ProfilesShowsEveryRuntimeProfile) {
+  const CliResult r = run_cli({"list", "--profiles"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"tflite-xnnpack-x86", "tflite-xnnpack-arm", "tflite-xnnpack-wasm", "tflite-builtin-x86",
+                           "tflite-builtin-arm", "tflite-builtin-wasm"}) {
+    EXPECT_FALSE(line_starting_with(r.out, name).empty()) << name << "\n" << r.out;
+  }
+}
+
+TEST(CliList, OpsShowsWhichArithmeticEachOpUsesPerProfile) {
+  const CliResult r = run_cli({"list", "--ops"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // XNNPACK takes a conv with a constant filter; TFLite's own kernel (ruy on x86) runs it when the
+  // filter is computed at run time; MUL is XNNPACK's float32 formula on x86 and rndnu on ARM.
+  const std::string conv = line_starting_with(r.out, "CONV_2D");
+  EXPECT_TRUE(contains(conv, "XNNPACK: xnnpack-fp32")) << conv;
+  EXPECT_TRUE(contains(r.out, "int8, filter given at run time     TFLite kernel: ruy-x86")) << r.out;
+  const std::string mul = line_starting_with(r.out, "MUL");
+  EXPECT_TRUE(contains(mul, "xnnpack-x86") && contains(mul, "XNNPACK: xnnpack-rndnu [xnnpack-arm]")) << mul;
+  for (const char* op : {"DEPTHWISE_CONV_2D", "SOFTMAX", "MEAN", "AVERAGE_POOL_2D", "RELU6", "PADV2"}) {
+    EXPECT_FALSE(line_starting_with(r.out, op).empty()) << op;
+  }
+  EXPECT_FALSE(contains(r.out, "not supported")) << r.out;
+}
+
+TEST(CliList, OpsWithChosenProfilesAndAnUnknownOne) {
+  const CliResult r = run_cli({"list", "--ops", "--with", "tflite-reference,npu-verisilicon"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(line_starting_with(r.out, "CONV_2D"), "reference: tflite-reference")) << r.out;
+  EXPECT_TRUE(contains(line_starting_with(r.out, "CONV_2D"), "NPU: npu-verisilicon")) << r.out;
+  const CliResult bad = run_cli({"list", "--ops", "--with", "tflite-nope"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.err, "--with: 'tflite-nope' is neither a runtime profile nor a preset")) << bad.err;
+  EXPECT_EQ(run_cli({"list", "--with", "tflite-reference"}).exit_code, 2);  // --with needs --ops
+}
+
 }  // namespace
 }  // namespace qparity_cli_test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "model/op_sample.h"
 #include "model/system.h"
 
 namespace tflite {
@@ -81,6 +82,11 @@ class Op {
   /// The node's options written into a .tflite being built (the inverse of read_tflite); none by
   /// default.
   virtual TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& builder, const Node& node) const;
+
+  /// One small graph per configuration that changes how a runtime runs the op (op_sample.h):
+  /// `qparity list --ops` shows each profile's arithmetic on them, and the unit tests prepare and
+  /// run every sample under every profile. Pure: a new op must say what its configurations are.
+  virtual std::vector<OpSample> samples() const = 0;
 };
 
 /// The op of a kind (op_registry.cc, from the list).

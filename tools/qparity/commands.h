@@ -22,6 +22,9 @@ inline constexpr int kExitUsage = 2;    ///< bad option, bad argument or malform
 
 struct ListOptions {
   bool cores = false;
+  bool profiles = false;  ///< the runtime profiles
+  bool ops = false;       ///< every op's samples under `with` (op_table.h)
+  std::string with;       ///< comma-separated profiles or presets for --ops
 };
 CLI::App* add_list_command(CLI::App& app, ListOptions* options);
 int run_list(const ListOptions& options);

@@ -282,6 +282,25 @@ class ConcatPrepared : public PreparedNode {
 
 class ConcatenationOp : public Op {
  public:
+  // int8 (inputs share the output's quantization, as TFLite requires) and uint8 with inputs of
+  // other scales (rescaled).
+  std::vector<OpSample> samples() const override {
+    std::vector<OpSample> out;
+    for (const DType d : {DType::kInt8, DType::kUint8}) {
+      const bool u8 = d == DType::kUint8;
+      SampleBuilder b(u8 ? "uint8, rescaling inputs" : "int8, shared quantization");
+      const std::int64_t z = u8 ? 128 : -3;
+      const int x = b.input("x", d, {1, 2, 2, 3}, 0.05f, z);
+      const int y = b.input("y", d, {1, 2, 2, 5}, u8 ? 0.07f : 0.05f, u8 ? 120 : z);
+      const int o = b.output("out", d, 0.05f, z);
+      auto opt = std::make_shared<ConcatenationOptions>();
+      opt->axis = 3;
+      b.node(OpKind::kConcatenation, {x, y}, {o}, opt);
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1u << 20, 1);
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {

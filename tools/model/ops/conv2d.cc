@@ -152,6 +152,8 @@ class Conv2DOp : public Op {
     return {tflite::BuiltinOptions_Conv2DOptions, off.o};
   }
 
+  std::vector<OpSample> samples() const override { return conv_like_samples(OpKind::kConv2D); }
+
   // XNNPACK's delegate takes a quantized convolution with a static filter and bias, int8
   // (per-tensor or per-channel filter) or uint8 (per-tensor); it then runs qs8_qc8w / qu8 GEMMs.
   bool xnnpack_takes(const Graph& g, const Node& n) const override {

@@ -242,4 +242,57 @@ std::vector<std::string> describe_conv_quant(const ConvQuant& q, const System& s
   return lines;
 }
 
+
+std::vector<OpSample> conv_like_samples(OpKind kind) {
+  const bool dw = kind == OpKind::kDepthwiseConv2D;
+  const bool fc = kind == OpKind::kFullyConnected;
+  constexpr std::size_t kIn = 3, kOut = 4;
+  const std::size_t oc = dw ? kIn : kOut;
+  const std::vector<std::size_t> in_shape = fc ? std::vector<std::size_t>{2, 8} : std::vector<std::size_t>{1, 5, 5, kIn};
+  const std::size_t ic = in_shape.back();
+  const std::vector<std::size_t> filter_shape = fc ? std::vector<std::size_t>{oc, ic}
+                                                   : dw ? std::vector<std::size_t>{1, 3, 3, oc}
+                                                        : std::vector<std::size_t>{oc, 3, 3, ic};
+  const std::size_t filter_axis = dw ? 3 : 0;
+  std::vector<OpSample> out;
+  struct Config {
+    const char* label;
+    DType dtype;
+    bool per_channel, constant_filter;
+  };
+  const Config configs[] = {{"int8, per-channel constant filter", DType::kInt8, true, true},
+                            {"int8, filter given at run time", DType::kInt8, true, false},
+                            {"uint8, per-tensor constant filter", DType::kUint8, false, true}};
+  for (const Config& c : configs) {
+    SampleBuilder b(c.label);
+    const bool u8 = c.dtype == DType::kUint8;
+    const float in_scale = 0.05f;
+    const int x = b.input("x", c.dtype, in_shape, in_scale, u8 ? 128 : -3);
+    Quantization wq = c.per_channel ? sample_per_axis(0.02f, oc, filter_axis) : GraphBuilder::per_tensor(0.02f, u8 ? 120 : 0);
+    if (!c.per_channel) wq.axis = filter_axis;
+    const int w = c.constant_filter ? b.constant("w", c.dtype, filter_shape, u8 ? 0 : -127, u8 ? 255 : 127, wq)
+                                    : b.input("w", c.dtype, filter_shape, wq);
+    Quantization bq;
+    for (float s : wq.scales) bq.scales.push_back(in_scale * s);
+    bq.zero_points.assign(bq.scales.size(), 0);
+    bq.axis = 0;
+    const int bias = b.constant("bias", DType::kInt32, {oc}, -300, 300, bq);
+    const int y = b.output("y", c.dtype, 0.1f, u8 ? 130 : 2);
+    if (fc) {
+      b.node(kind, {x, w, bias}, {y}, std::make_shared<FullyConnectedOptions>());
+    } else if (dw) {
+      auto o = std::make_shared<DepthwiseConv2DOptions>();
+      o->window.padding = Padding::kSame;
+      o->depth_multiplier = 1;
+      b.node(kind, {x, w, bias}, {y}, o);
+    } else {
+      auto o = std::make_shared<Conv2DOptions>();
+      o->window.padding = Padding::kSame;
+      b.node(kind, {x, w, bias}, {y}, o);
+    }
+    out.push_back(b.finish());
+  }
+  return out;
+}
+
 }  // namespace qparity::model

@@ -88,6 +88,11 @@ struct ConvQuant {
 ConvQuant derive_conv_quant(const Graph& graph, const Node& node, const Preset& preset,
                             std::size_t out_channels, Activation activation);
 
+/// Samples of a conv-like op (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED): int8 with a
+/// per-channel constant filter (XNNPACK takes it), int8 with the filter given at run time (TFLite's
+/// own kernel runs it), uint8 with a per-tensor constant filter (the legacy uint8 kernels).
+std::vector<OpSample> conv_like_samples(OpKind kind);
+
 /// Lines for PreparedNode::describe: the preset, the first channels' parameters, the clamp.
 std::vector<std::string> describe_conv_quant(const ConvQuant& q, const System& system);
 

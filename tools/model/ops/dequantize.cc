@@ -83,6 +83,18 @@ class DequantizePrepared : public PreparedNode {
 
 class DequantizeOp : public Op {
  public:
+  std::vector<OpSample> samples() const override {
+    std::vector<OpSample> out;
+    for (const DType d : {DType::kInt8, DType::kUint8}) {
+      SampleBuilder b(d == DType::kInt8 ? "int8 -> float32" : "uint8 -> float32");
+      const int x = b.input("x", d, {2, 16}, 0.05f, d == DType::kInt8 ? -3 : 128);
+      const int y = b.output("y", DType::kFloat32);
+      b.node(OpKind::kDequantize, {x}, {y});
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);

@@ -377,6 +377,31 @@ class ElementwiseOpImpl : public Op {
  public:
   explicit ElementwiseOpImpl(ElementwiseOp op) : op_(op) {}
 
+  // Same shapes, a broadcast second input (the per-channel form of MobileNet's and ResNet's
+  // scalings), and uint8.
+  std::vector<OpSample> samples() const override {
+    const OpKind kind = op_ == ElementwiseOp::kAdd ? OpKind::kAdd : op_ == ElementwiseOp::kSub ? OpKind::kSub : OpKind::kMul;
+    struct Config {
+      const char* label;
+      DType dtype;
+      std::vector<std::size_t> b_shape;
+    };
+    const Config configs[] = {{"int8, same shapes", DType::kInt8, {1, 4, 4, 8}},
+                              {"int8, broadcast [1,1,1,C]", DType::kInt8, {1, 1, 1, 8}},
+                              {"uint8, same shapes", DType::kUint8, {1, 4, 4, 8}}};
+    std::vector<OpSample> out;
+    for (const Config& c : configs) {
+      SampleBuilder b(c.label);
+      const std::int64_t z = c.dtype == DType::kUint8 ? 128 : 0;
+      const int x = b.input("a", c.dtype, {1, 4, 4, 8}, 0.05f, z - 3);
+      const int y = b.input("b", c.dtype, c.b_shape, 0.03f, z + 5);
+      const int o = b.output("y", c.dtype, kind == OpKind::kMul ? 0.02f : 0.07f, z + 1);
+      b.node(kind, {x, y}, {o}, std::make_shared<ElementwiseOptions>());
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 2, 1);
     const TensorDef& a = input_def(g, n, 0);

@@ -153,6 +153,8 @@ class FullyConnectedOp : public Op {
     return {tflite::BuiltinOptions_FullyConnectedOptions, off.o};
   }
 
+  std::vector<OpSample> samples() const override { return conv_like_samples(OpKind::kFullyConnected); }
+
   bool xnnpack_takes(const Graph& g, const Node& n) const override {
     return input_def(g, n, 1).constant() && (!has_input(n, 2) || input_def(g, n, 2).constant()) &&
            !(input_def(g, n, 0).dtype == DType::kUint8 && input_def(g, n, 1).quant.per_axis());

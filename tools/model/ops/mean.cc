@@ -253,6 +253,30 @@ class MeanPrepared : public PreparedNode {
 
 class MeanOp : public Op {
  public:
+  // The global average pool of MobileNet and ResNet (axes H, W), int8 and uint8, and a reduction
+  // over the channels.
+  std::vector<OpSample> samples() const override {
+    struct Config {
+      const char* label;
+      DType dtype;
+      std::vector<std::int64_t> axes;
+    };
+    const Config configs[] = {{"int8, axes H,W", DType::kInt8, {1, 2}},
+                              {"int8, axis C", DType::kInt8, {3}},
+                              {"uint8, axes H,W", DType::kUint8, {1, 2}}};
+    std::vector<OpSample> out;
+    for (const Config& c : configs) {
+      SampleBuilder b(c.label);
+      const std::int64_t z = c.dtype == DType::kUint8 ? 128 : 0;
+      const int x = b.input("x", c.dtype, {1, 5, 5, 8}, 0.05f, z - 3);
+      const int a = b.constant_values("axes", DType::kInt32, {c.axes.size()}, c.axes);
+      const int y = b.output("y", c.dtype, 0.04f, z + 2);
+      b.node(OpKind::kMean, {x, a}, {y}, std::make_shared<ReducerOptions>());
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 2, 1);
     const TensorDef& in = input_def(g, n, 0);

@@ -221,6 +221,18 @@ class PadOp : public Op {
  public:
   explicit PadOp(bool v2) : v2_(v2) {}
 
+  // PAD pads with the zero point; PADV2 with a given constant.
+  std::vector<OpSample> samples() const override {
+    SampleBuilder b(v2_ ? "int8, constant value" : "int8");
+    const int x = b.input("x", DType::kInt8, {1, 3, 3, 2}, 0.05f, -3);
+    const int p = b.constant_values("paddings", DType::kInt32, {4, 2}, {0, 0, 1, 1, 2, 0, 0, 0});
+    std::vector<int> inputs = {x, p};
+    if (v2_) inputs.push_back(b.constant("value", DType::kInt8, {1}, 7, 7, GraphBuilder::per_tensor(0.05f, -3)));
+    const int y = b.output("y", DType::kInt8, 0.05f, -3);
+    b.node(v2_ ? OpKind::kPadV2 : OpKind::kPad, inputs, {y});
+    return {b.finish()};
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const TensorDef& in = input_def(g, n, 0);

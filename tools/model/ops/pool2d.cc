@@ -280,8 +280,37 @@ class AveragePoolPrepared : public PreparedNode {
   bool fast_ = false;
 };
 
+std::vector<OpSample> pool_samples(OpKind kind) {
+  struct Config {
+    const char* label;
+    DType dtype;
+    std::size_t filter, stride;
+  };
+  const Config configs[] = {{"int8, 3x3 stride 2 SAME", DType::kInt8, 3, 2},
+                            {"int8, 1x1 stride 2", DType::kInt8, 1, 2},
+                            {"uint8, 3x3 stride 2 SAME", DType::kUint8, 3, 2}};
+  std::vector<OpSample> out;
+  for (const Config& c : configs) {
+    SampleBuilder b(c.label);
+    const std::int64_t z = c.dtype == DType::kUint8 ? 128 : 0;
+    const int x = b.input("x", c.dtype, {1, 7, 7, 4}, 0.05f, z - 3);
+    const int y = b.output("y", c.dtype, 0.05f, z - 3);
+    auto o = std::make_shared<Pool2DOptions>();
+    o->window.filter_h = o->window.filter_w = c.filter;
+    o->window.stride_h = o->window.stride_w = c.stride;
+    o->window.padding = Padding::kSame;
+    b.node(kind, {x}, {y}, o);
+    out.push_back(b.finish());
+  }
+  return out;
+}
+
 class AveragePool2DOp : public Op {
  public:
+  // SAME 3x3 stride 2 (XNNPACK's rules allow it) and a 1x1 filter with stride 2 (they do not), int8
+  // and uint8.
+  std::vector<OpSample> samples() const override { return pool_samples(OpKind::kAveragePool2D); }
+
   void check(Graph& g, const Node& n) const override { check_pool(g, n); }
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
     return std::make_unique<AveragePoolPrepared>(g, n, sys, engine);
@@ -377,6 +406,10 @@ class MaxPoolPrepared : public PreparedNode {
 
 class MaxPool2DOp : public Op {
  public:
+  // SAME 3x3 stride 2 (XNNPACK's rules allow it) and a 1x1 filter with stride 2 (they do not), int8
+  // and uint8.
+  std::vector<OpSample> samples() const override { return pool_samples(OpKind::kMaxPool2D); }
+
   void check(Graph& g, const Node& n) const override { check_pool(g, n); }
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
     return std::make_unique<MaxPoolPrepared>(g, n, sys, engine);

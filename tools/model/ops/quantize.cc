@@ -249,6 +249,26 @@ class QuantizePrepared : public PreparedNode {
 
 class QuantizeOp : public Op {
  public:
+  // float32 -> int8 (a model's entry) and int8 -> int8 / uint8 (a requantization).
+  std::vector<OpSample> samples() const override {
+    std::vector<OpSample> out;
+    {
+      SampleBuilder b("float32 -> int8");
+      const int x = b.input("x", DType::kFloat32, {2, 16});
+      const int y = b.output("y", DType::kInt8, 0.05f, -3);
+      b.node(OpKind::kQuantize, {x}, {y});
+      out.push_back(b.finish());
+    }
+    for (const DType d : {DType::kInt8, DType::kUint8}) {
+      SampleBuilder b(d == DType::kInt8 ? "int8 -> int8" : "int8 -> uint8");
+      const int x = b.input("x", DType::kInt8, {2, 16}, 0.05f, -3);
+      const int y = b.output("y", d, 0.07f, d == DType::kInt8 ? 4 : 130);
+      b.node(OpKind::kQuantize, {x}, {y});
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);

@@ -166,6 +166,20 @@ class ReluOp : public Op {
  public:
   explicit ReluOp(ReluKind kind) : kind_(kind) {}
 
+  // Equal input and output quantization (a clamp) and different ones (a requantization).
+  std::vector<OpSample> samples() const override {
+    const OpKind kind = kind_ == ReluKind::kRelu ? OpKind::kRelu : OpKind::kRelu6;
+    std::vector<OpSample> out;
+    for (const bool same : {true, false}) {
+      SampleBuilder b(same ? "int8, same quantization" : "int8, requantizing");
+      const int x = b.input("x", DType::kInt8, {2, 16}, 0.05f, -3);
+      const int y = same ? b.output("y", DType::kInt8, 0.05f, -3) : b.output("y", DType::kInt8, 6.0f / 255.0f, -128);
+      b.node(kind, {x}, {y});
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);

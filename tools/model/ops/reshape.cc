@@ -34,6 +34,15 @@ class CopyPrepared : public PreparedNode {
 
 class ReshapeOp : public Op {
  public:
+  std::vector<OpSample> samples() const override {
+    SampleBuilder b("int8, constant shape");
+    const int x = b.input("x", DType::kInt8, {1, 1, 1, 8}, 0.05f, -3);
+    const int s = b.constant_values("shape", DType::kInt32, {2}, {1, 8});
+    const int y = b.output("y", DType::kInt8, 0.05f, -3);
+    b.node(OpKind::kReshape, {x, s}, {y});
+    return {b.finish()};
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 2, 1);
     const TensorDef& in = input_def(g, n, 0);
@@ -137,6 +146,16 @@ namespace {
 
 class SqueezeOp : public Op {
  public:
+  std::vector<OpSample> samples() const override {
+    SampleBuilder b("int8, squeeze H,W");
+    const int x = b.input("x", DType::kInt8, {1, 1, 1, 8}, 0.05f, -3);
+    const int y = b.output("y", DType::kInt8, 0.05f, -3);
+    auto o = std::make_shared<SqueezeOptions>();
+    o->dims = {1, 2};
+    b.node(OpKind::kSqueeze, {x}, {y}, o);
+    return {b.finish()};
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);

@@ -346,6 +346,23 @@ class SoftmaxPrepared : public PreparedNode {
 
 class SoftmaxOp : public Op {
  public:
+  // int8 and uint8 probabilities (the output quantization TFLite requires: 1/256, zero point at the
+  // type's minimum).
+  std::vector<OpSample> samples() const override {
+    std::vector<OpSample> out;
+    for (const DType d : {DType::kInt8, DType::kUint8}) {
+      SampleBuilder b(d == DType::kInt8 ? "int8" : "uint8");
+      const std::int64_t z = d == DType::kUint8 ? 128 : 0;
+      const int x = b.input("x", d, {2, 10}, 0.1f, z - 3);
+      const int y = b.output("y", d, kOutputScale, cli::dtype_min(d));
+      auto o = std::make_shared<SoftmaxOptions>();
+      o->beta = 1.0f;
+      b.node(OpKind::kSoftmax, {x}, {y}, o);
+      out.push_back(b.finish());
+    }
+    return out;
+  }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);
