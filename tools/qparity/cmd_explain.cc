@@ -147,9 +147,26 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions* o) {
       "explain",
       "Show, for one accumulator, every preset's parameters, the intermediate values of its "
       "rounding core, its result and WHICH RULE DECIDED IT.");
-  sub->add_option("ACC", o->acc, "The int32 accumulator (bias included), e.g. 135 or -10")
-      ->required()
-      ->type_name("INT");
+  CLI::Option* acc = sub->add_option("ACC", o->acc, "The int32 accumulator (bias included), e.g. 135 or -10")
+                         ->type_name("INT");
+  CLI::Option* model =
+      sub->add_option("--model", o->model,
+                      "Explain one op of a model instead (with --op): its tensors, the arithmetic --a "
+                      "(and --b) give it, their derived parameters, and on the model's inputs how many "
+                      "of its output elements --b computes differently from --a")
+          ->type_name("FILE");
+  CLI::Option* op = sub->add_option("--op", o->op, "With --model: the op, by index, node name or output tensor name")
+                        ->type_name("OP")
+                        ->needs(model);
+  model->needs(op);
+  model->excludes(acc);
+  sub->add_option("--a", o->a, "With --model: per-op map (default tflite-xnnpack-x86)")->type_name("MAP")->needs(model);
+  sub->add_option("--b", o->b, "With --model: a second per-op map to compare with")->type_name("MAP")->needs(model);
+  sub->add_option("--input", o->input, "With --model: the model's inputs (.npy, comma-separated; default seeded)")
+      ->type_name("FILES")
+      ->needs(model);
+  sub->add_option("--seed", o->seed, "With --model and no --input: the seed of the generated inputs (default 1)")
+      ->needs(model);
   CLI::Option* scale =
       sub->add_option("--scale", o->scale,
                       "Effective real scale S in [2^-64, 2^31]; each preset derives its own "
@@ -180,7 +197,9 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions* o) {
       "Examples:\n"
       "  qparity explain 135 --scale 0.0037        (DR-AZ gives 1, SR-UP gives 0)\n"
       "  qparity explain -10 --multiplier 1073741824 --shift -1   (-2.5: -3, -2 by tie rule)\n"
+      "  qparity explain --model m.tflite --op 3 --a tflite-xnnpack-x86 --b npu-verisilicon\n"
       "Exit status: 0 success, 1 write error, 2 invalid option or argument.");
+  for (CLI::Option* acc_only : {scale, multiplier, shift, zp, presets}) model->excludes(acc_only);
   sub->callback([o, scale, multiplier, shift, zp, presets] {
     o->has_scale = scale->count() > 0;
     o->has_multiplier = multiplier->count() > 0;
@@ -192,6 +211,11 @@ CLI::App* add_explain_command(CLI::App& app, ExplainOptions* o) {
 }
 
 int run_explain(const ExplainOptions& options) {
+  if (!options.model.empty()) return run_explain_model_op(options);
+  if (options.acc.empty()) {
+    print_error(kCommand, "give ACC (one accumulator) or --model FILE --op OP (one op of a model)");
+    return kExitUsage;
+  }
   Inputs in;
   if (auto error = parse_inputs(options, &in)) {
     print_error(kCommand, *error);

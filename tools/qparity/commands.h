@@ -41,9 +41,18 @@ struct ExplainOptions {
   bool has_shift = false;
   bool has_zero_point = false;
   bool has_presets = false;
+  // One op of a model instead of one accumulator (explain_model_op.cc):
+  std::string model;  ///< --model: the model file
+  std::string op;     ///< --op: index, node name or output tensor name
+  std::string a;      ///< --a: a per-op map (default tflite-xnnpack-x86)
+  std::string b;      ///< --b: a second map to compare with
+  std::string input;  ///< --input: the model's inputs (.npy, comma-separated); else seeded
+  std::uint64_t seed = 1;
 };
 CLI::App* add_explain_command(CLI::App& app, ExplainOptions* options);
 int run_explain(const ExplainOptions& options);
+/// `explain --model`: one op of a model under one or two maps (explain_model_op.cc).
+int run_explain_model_op(const ExplainOptions& options);
 
 struct RequantOptions {
   std::string preset;
