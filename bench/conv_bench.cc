@@ -182,11 +182,7 @@ void add_context(bool onednn_vnni_child) {
 #endif
   benchmark::AddCustomContext("qparity_supported_isas",
                               qparity::isa_names(qparity::supported_isas(), ","));
-#ifdef QPARITY_BENCH_FAST_CONV
   benchmark::AddCustomContext("qparity_rows", "on");
-#else
-  benchmark::AddCustomContext("qparity_rows", "off (configure with -DQPARITY_BENCH_FAST_CONV=ON)");
-#endif
 }
 
 }  // namespace
@@ -246,9 +242,7 @@ int main(int argc, char** argv) {
 
   qparity_bench::register_conv_peer_rows(child ? ConvOnednnRows::kCappedAtAvx512CoreVnni
                                                : ConvOnednnRows::kOwnIsa);
-#ifdef QPARITY_BENCH_FAST_CONV
   if (!child) qparity_bench::register_conv_qparity_rows();
-#endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 

@@ -1,6 +1,6 @@
 // conv_bench's rows (bench/README.md):
 //   onednn/<shape>, onednn_vnni/<shape>, xnnpack/<shape>      peers, one layer per row
-//   qparity/<isa>/<core>/<shape>                              (QPARITY_BENCH_FAST_CONV only)
+//   qparity/<isa>/<core>/<shape>
 //   <same prefixes>/mnv2/all                                  every MobileNet v2 layer, back to
 //   back
 // Each row prepares its implementation once (outside the timing), checks its output against
@@ -35,9 +35,7 @@ enum class ConvOnednnRows { kOwnIsa, kCappedAtAvx512CoreVnni };
 /// The peers' rows. With kCappedAtAvx512CoreVnni only onednn_vnni's.
 void register_conv_peer_rows(ConvOnednnRows onednn_rows);
 
-#ifdef QPARITY_BENCH_FAST_CONV
 /// qparity's rows: every ISA of supported_isas() x every rounding core.
 void register_conv_qparity_rows();
-#endif
 
 }  // namespace qparity_bench

@@ -1,4 +1,4 @@
-// conv_bench's qparity rows (built with QPARITY_BENCH_FAST_CONV): the fast conv2d and depthwise
+// conv_bench's qparity rows: the fast conv2d and depthwise
 // conv2d of include/qparity/conv2d.h and depthwise_conv2d.h on every ISA path this CPU supports x
 // every rounding core, on the same workload as the peers.
 //

@@ -53,11 +53,7 @@ void add_context(bool onednn_vnni_child) {
 #endif
   benchmark::AddCustomContext("qparity_supported_isas",
                               qparity::isa_names(qparity::supported_isas(), ","));
-#ifdef QPARITY_BENCH_FAST_GEMM
   benchmark::AddCustomContext("qparity_rows", "on");
-#else
-  benchmark::AddCustomContext("qparity_rows", "off (configure with -DQPARITY_BENCH_FAST_GEMM=ON)");
-#endif
 }
 
 }  // namespace
@@ -94,9 +90,7 @@ int main(int argc, char** argv) {
   const OnednnRows onednn_rows = child ? OnednnRows::kCappedAtAvx512CoreVnni : OnednnRows::kOwnIsa;
   for (const qparity_bench::GemmBenchShape& shape : qparity_bench::kGemmBenchShapes) {
     qparity_bench::register_peer_rows(shape, onednn_rows);
-#ifdef QPARITY_BENCH_FAST_GEMM
     if (!child) qparity_bench::register_qparity_rows(shape);
-#endif
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,7 +1,7 @@
 // gemm_bench's rows, registered shape by shape by gemm_bench.cc:
 //   onednn/<shape>, onednn_vnni/<shape>, xnnpack/<shape>, gemmlowp/<shape>     peers' runs
 //   prepare/onednn[_vnni]/<shape>, prepare/xnnpack/<shape>                      peers' preparation
-//   qparity/<isa>/<core>/<shape>, pack/qparity/<isa>/<shape>    (QPARITY_BENCH_FAST_GEMM only)
+//   qparity/<isa>/<core>/<shape>, pack/qparity/<isa>/<shape>
 #pragma once
 
 #include "bench/gemm_shapes.h"
@@ -15,9 +15,7 @@ enum class OnednnRows { kOwnIsa, kCappedAtAvx512CoreVnni };
 /// The peers' rows of `shape`. With kCappedAtAvx512CoreVnni only the onednn_vnni rows.
 void register_peer_rows(const GemmBenchShape& shape, OnednnRows onednn_rows);
 
-#ifdef QPARITY_BENCH_FAST_GEMM
 /// qparity's rows of `shape`: every ISA of supported_isas() x every rounding core, and packing.
 void register_qparity_rows(const GemmBenchShape& shape);
-#endif
 
 }  // namespace qparity_bench

@@ -1,4 +1,4 @@
-// gemm_bench's qparity rows (built with QPARITY_BENCH_FAST_GEMM): the fast GEMM of
+// gemm_bench's qparity rows: the fast GEMM of
 // include/qparity/gemm.h on every ISA path this CPU supports x every rounding core, on the same
 // workload as the peers, plus the time to pack the weights.
 //

@@ -2,8 +2,7 @@
 // same convolution, element by element, tolerance 0.
 //
 // qparity's side is the header-only reference (reference::conv2d / reference::depthwise_conv2d)
-// under the preset's rounding core and accumulator model and, when QPARITY_ORACLE_FAST_CONV is
-// defined (CMake option of the same name), the compiled fast paths: PackedConv2D /
+// under the preset's rounding core and accumulator model and the compiled fast paths: PackedConv2D /
 // PackedDepthwiseConv2D packed for every ISA this CPU supports, then conv2d / depthwise_conv2d.
 // A peer that disagrees with the reference is a wrong preset (or a wrong reference); a fast path
 // that disagrees with the peer is a kernel bug.
@@ -23,11 +22,9 @@
 #include "qparity/reference_conv2d.h"
 #include "tests/oracles/oracle_compare.h"
 
-#ifdef QPARITY_ORACLE_FAST_CONV
 #include "qparity/conv2d.h"
 #include "qparity/depthwise_conv2d.h"
 #include "qparity/isa.h"
-#endif
 
 namespace qparity_oracle {
 
@@ -52,11 +49,9 @@ PathComparison compare_nhwc(const std::string& path, std::size_t size, std::size
   return r;
 }
 
-#ifdef QPARITY_ORACLE_FAST_CONV
 inline bool isa_supported(qparity::Isa isa) {
   return (qparity::supported_isas() & qparity::mask_of(isa)) != 0;
 }
-#endif
 
 template <class OutType>
 std::size_t distinct_values(const OutType* v, std::size_t n) {
@@ -69,7 +64,7 @@ std::size_t distinct_values(const OutType* v, std::size_t n) {
 
 namespace detail {
 
-/// The comparison both operators share: the reference, then (QPARITY_ORACLE_FAST_CONV) every
+/// The comparison both operators share: the reference, then every
 /// supported ISA's fast path, each against peer_out. `run_reference(p)` and `make_packed(isa, p)`
 /// / `run_packed(packed, p)` are the operator's own entry points; p.call.out is set here.
 template <class Problem, class OutType, class RunReference, class MakePacked, class RunPacked>
@@ -87,7 +82,6 @@ OracleComparison compare_conv_with_qparity(Problem p, std::size_t channels,
   p.call.out = reference.data();
   run_reference(p);
   result.paths.push_back(compare_nhwc("reference", size, channels, peer_out, reference.data()));
-#ifdef QPARITY_ORACLE_FAST_CONV
   for (qparity::Isa isa : qparity::all_isas()) {
     if (!isa_supported(isa)) continue;
     qparity::internal::AlignedBuffer<OutType> fast(size);
@@ -98,10 +92,6 @@ OracleComparison compare_conv_with_qparity(Problem p, std::size_t channels,
         std::string("fast/") + qparity::to_string(isa) + " (" + packed.kernel_name() + ")", size,
         channels, peer_out, fast.data()));
   }
-#else
-  (void)make_packed;
-  (void)run_packed;
-#endif
   return result;
 }
 

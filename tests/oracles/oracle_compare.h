@@ -2,8 +2,7 @@
 // same problem, element by element, tolerance 0.
 //
 // qparity's side is the header-only reference GEMM (qparity::reference::gemm) run with the
-// preset's rounding core and accumulator model, and, when QPARITY_ORACLE_FAST_GEMM is defined
-// (CMake option of the same name), the compiled fast path too: a PackedGemm built from
+// preset's rounding core and accumulator model, and the compiled fast path too: a PackedGemm built from
 // weights_of(problem) for every ISA path this CPU supports, then qparity::gemm(packed,
 // call_of(problem)). A peer that disagrees with the reference is a wrong preset (or a wrong
 // reference); a fast path that disagrees with the peer is a kernel bug.
@@ -22,10 +21,8 @@
 #include "qparity/reference_gemm.h"
 #include "qparity/requant_params.h"
 
-#ifdef QPARITY_ORACLE_FAST_GEMM
 #include "qparity/gemm.h"
 #include "qparity/isa.h"
-#endif
 
 namespace qparity_oracle {
 
@@ -105,7 +102,6 @@ OracleComparison compare_with_qparity(qparity::GemmProblem<AType, OutType> probl
   result.paths.push_back(
       detail::compare_outputs("reference", problem.m, problem.n, peer_c, reference.data()));
 
-#ifdef QPARITY_ORACLE_FAST_GEMM
   for (qparity::Isa isa : qparity::all_isas()) {
     if ((qparity::supported_isas() & qparity::mask_of(isa)) == 0) continue;
     qparity::internal::AlignedBuffer<OutType> fast(size);
@@ -115,7 +111,6 @@ OracleComparison compare_with_qparity(qparity::GemmProblem<AType, OutType> probl
     result.paths.push_back(detail::compare_outputs(std::string("fast/") + qparity::to_string(isa),
                                                    problem.m, problem.n, peer_c, fast.data()));
   }
-#endif
   return result;
 }
 
