@@ -30,6 +30,7 @@ namespace qparity {
 
 namespace internal {
 struct PackedConv2DData;
+struct PackedAccess;  // the library's kernels reach the packed data through it
 }
 
 /// A conv2d's filter packed for one geometry, ISA, rounding core and accumulator model. Immutable;
@@ -59,9 +60,8 @@ class PackedConv2D {
   std::string kernel_name() const;
   std::size_t packed_bytes() const;
 
-  const internal::PackedConv2DData& data() const { return *data_; }
-
  private:
+  friend struct internal::PackedAccess;
   std::unique_ptr<internal::PackedConv2DData> data_;
 };
 

@@ -26,6 +26,7 @@ namespace qparity {
 
 namespace internal {
 struct PackedDepthwiseConv2DData;
+struct PackedAccess;  // the library's kernels reach the packed data through it
 }
 
 /// A depthwise conv2d's filter packed for one geometry, ISA, rounding core and accumulator model. Immutable;
@@ -54,9 +55,8 @@ class PackedDepthwiseConv2D {
   std::string kernel_name() const;
   std::size_t packed_bytes() const;
 
-  const internal::PackedDepthwiseConv2DData& data() const { return *data_; }
-
  private:
+  friend struct internal::PackedAccess;
   std::unique_ptr<internal::PackedDepthwiseConv2DData> data_;
 };
 

@@ -61,6 +61,7 @@ struct GemmCall {
 
 namespace internal {
 struct PackedGemmData;
+struct PackedAccess;  // the library's kernels reach the packed data through it
 }
 
 /// Weights packed for one ISA path, one rounding core and one accumulator model. Immutable after
@@ -91,9 +92,8 @@ class PackedGemm {
   /// Bytes of packed data held.
   std::size_t packed_bytes() const;
 
-  const internal::PackedGemmData& data() const { return *data_; }
-
  private:
+  friend struct internal::PackedAccess;
   std::unique_ptr<internal::PackedGemmData> data_;
 };
 

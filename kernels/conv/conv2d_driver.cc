@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/support/packed_access.h"
 #include "kernels/conv/packed_conv2d_data.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/gemm/gemm_driver.h"
@@ -44,7 +45,7 @@ void run_conv_tiles(const PackedConv2DData& d, const ConvCall<AType, OutType>& c
     const std::size_t gg = begin / per;
     const std::size_t local_end = std::min(end - gg * per, per);
     const AOperand<AType> a = group_operand(d, call.input, call.input_zero_point, gg);
-    gemm_run_tiles(d.gemms[gg].data(), a, d.m, call.input_zero_point, call.output,
+    gemm_run_tiles(internal::packed_data(d.gemms[gg]), a, d.m, call.input_zero_point, call.output,
                    call.out + gg * d.ocg, d.geometry.out_channels, begin - gg * per, local_end);
     begin = gg * per + local_end;
   }
@@ -54,7 +55,7 @@ void run_conv_tiles(const PackedConv2DData& d, const ConvCall<AType, OutType>& c
 }  // namespace internal
 
 std::size_t conv2d_tile_count(const PackedConv2D& conv) {
-  return conv.data().tiles_per_group * conv.data().geometry.groups;
+  return internal::packed_data(conv).tiles_per_group * internal::packed_data(conv).geometry.groups;
 }
 
 template <class AType, class OutType>
@@ -67,7 +68,7 @@ void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call
                           std::to_string(end) + ") is out of range; allowed: begin <= end <= " +
                           std::to_string(count) + " (conv2d_tile_count)");
   }
-  internal::run_conv_tiles(conv.data(), call, begin, end);
+  internal::run_conv_tiles(internal::packed_data(conv), call, begin, end);
 }
 
 template <class AType, class OutType>
@@ -79,7 +80,7 @@ template <class AType, class OutType>
 void conv2d_threaded(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, unsigned threads) {
   validate_conv_call(call);
   const auto run_range = [&](std::size_t begin, std::size_t end) {
-    internal::run_conv_tiles(conv.data(), call, begin, end);
+    internal::run_conv_tiles(internal::packed_data(conv), call, begin, end);
   };
   internal::run_tiles_threaded(conv2d_tile_count(conv), threads, run_range);
 }

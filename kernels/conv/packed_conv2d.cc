@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/support/packed_access.h"
 #include "kernels/conv/packed_conv2d_data.h"
 #include "kernels/dispatch/unsupported_isa.h"
 #include "kernels/gemm/gemm_driver.h"
@@ -101,7 +102,7 @@ PackedConv2D::PackedConv2D(Isa isa, const Conv2DGeometry& geometry, const ConvWe
     gw.per_channel = weights.per_channel;
     d->gemms.emplace_back(isa, gw, core, accumulator);
   }
-  d->tiles_per_group = gemm_tile_count(d->gemms.front().data(), d->m);
+  d->tiles_per_group = gemm_tile_count(internal::packed_data(d->gemms.front()), d->m);
   data_ = std::move(d);
 }
 

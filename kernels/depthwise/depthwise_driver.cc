@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/support/packed_access.h"
 #include "kernels/depthwise/packed_depthwise_conv2d_data.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
 #include "qparity/depthwise_conv2d.h"
@@ -462,7 +463,7 @@ void run_tile(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out>& ca
 }  // namespace internal
 
 std::size_t depthwise_conv2d_tile_count(const PackedDepthwiseConv2D& conv) {
-  const internal::PackedDepthwiseConv2DData& d = conv.data();
+  const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
   return d.geometry.batch * d.bands * d.groups;
 }
 
@@ -476,7 +477,7 @@ void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AT
                           ") is out of range; allowed: begin <= end <= " + std::to_string(count) +
                           " (depthwise_conv2d_tile_count)");
   }
-  for (std::size_t t = begin; t < end; ++t) internal::run_tile(conv.data(), call, t);
+  for (std::size_t t = begin; t < end; ++t) internal::run_tile(internal::packed_data(conv), call, t);
 }
 
 template <class AType, class OutType>

@@ -3,6 +3,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/support/packed_access.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/gemm/gemm_driver.h"
 #include "kernels/gemm/packed_gemm_data.h"
@@ -31,13 +32,13 @@ void validate_call(const PackedGemmData& d, const GemmCall<AType, Out>& call) {
 }  // namespace internal
 
 std::size_t gemm_tile_count(const PackedGemm& w, std::size_t m) {
-  return internal::gemm_tile_count(w.data(), m);
+  return internal::gemm_tile_count(internal::packed_data(w), m);
 }
 
 template <class AType, class OutType>
 void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::size_t begin,
                 std::size_t end) {
-  const internal::PackedGemmData& d = w.data();
+  const internal::PackedGemmData& d = internal::packed_data(w);
   internal::validate_call(d, call);
   const std::size_t count = gemm_tile_count(w, call.m);
   if (begin > end || end > count) {
@@ -59,7 +60,7 @@ void gemm(const PackedGemm& w, const GemmCall<AType, OutType>& call) {
 
 template <class AType, class OutType>
 void gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads) {
-  internal::validate_call(w.data(), call);
+  internal::validate_call(internal::packed_data(w), call);
   const auto run_range = [&](std::size_t begin, std::size_t end) {
     gemm_tiles(w, call, begin, end);
   };
