@@ -279,7 +279,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadExplain{"EmptyPresetName",
                    {"1", "--scale", "1", "--presets", "tflite-single,,gemmlowp"},
                    "has an empty name"},
-        BadExplain{"MissingAcc", {"--scale", "1"}, "ACC is required"},
+        BadExplain{"MissingAcc", {"--scale", "1"}, "give ACC (one accumulator) or --model FILE --op OP"},
         BadExplain{"ScaleWithoutValue", {"1", "--scale"}, "--scale"}),
     [](const testing::TestParamInfo<BadExplain>& info) { return info.param.name; });
 

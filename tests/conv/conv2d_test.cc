@@ -7,6 +7,8 @@
 // extreme operands for the saturating / wrapping models, property-based random layers, any tile
 // split or thread count, and the messages of bad input.
 #include <gtest/gtest.h>
+
+#include "accumulators.h"
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
@@ -24,15 +26,16 @@
 
 namespace {
 
+using qparity_test::kAccumulatorModels;
+using qparity_test::kInt32Accumulator;
+using qparity_test::kInt64Accumulator;
+using qparity_test::kPairSat32Accumulator;
+using qparity_test::kSat24Accumulator;
+using qparity_test::kSat32Accumulator;
+using qparity_test::kWrap40Accumulator;
+
 using namespace qparity;
 
-const AccumulatorSpec kAccumulators[] = {
-    {AccumulatorKind::kInt32, 32},      {AccumulatorKind::kInt64, 64},
-    {AccumulatorKind::kSaturating, 16}, {AccumulatorKind::kSaturating, 24},
-    {AccumulatorKind::kSaturating, 32}, {AccumulatorKind::kWrapping, 16},
-    {AccumulatorKind::kWrapping, 24},   {AccumulatorKind::kWrapping, 40},
-    {AccumulatorKind::kPairSaturating, 32},
-};
 
 /// A derivation that `core` accepts (float cores read the float scale, Q15 a Q15 multiplier).
 MultiplierDerivation derivation_for(RoundingCore core) {
@@ -257,7 +260,7 @@ void edge_suite(RoundingCore core, const std::vector<AccumulatorSpec>& accs, std
   EXPECT_GT(g_stats.informative * 10, g_stats.total) << g_stats.informative << " of " << g_stats.total;
 }
 
-const std::vector<AccumulatorSpec> kAllAccumulators(std::begin(kAccumulators), std::end(kAccumulators));
+const std::vector<AccumulatorSpec> kAllAccumulators(std::begin(kAccumulatorModels), std::end(kAccumulatorModels));
 
 class Conv2DEdge : public ::testing::TestWithParam<RoundingCore> {};
 
@@ -270,12 +273,12 @@ TEST_P(Conv2DEdge, EveryIsaEveryAccumulatorUint8ToUint8) {
 }
 
 TEST_P(Conv2DEdge, OtherOutputTypes) {
-  edge_suite<std::int8_t, std::uint8_t>(GetParam(), {kAccumulators[0]}, 3);
-  edge_suite<std::int8_t, std::int16_t>(GetParam(), {kAccumulators[1]}, 4);
-  edge_suite<std::int8_t, std::int32_t>(GetParam(), {kAccumulators[8]}, 5);
-  edge_suite<std::uint8_t, std::int8_t>(GetParam(), {kAccumulators[3]}, 6);
-  edge_suite<std::uint8_t, std::int16_t>(GetParam(), {kAccumulators[8]}, 7);
-  edge_suite<std::uint8_t, std::int32_t>(GetParam(), {kAccumulators[7]}, 8);
+  edge_suite<std::int8_t, std::uint8_t>(GetParam(), {kInt32Accumulator}, 3);
+  edge_suite<std::int8_t, std::int16_t>(GetParam(), {kInt64Accumulator}, 4);
+  edge_suite<std::int8_t, std::int32_t>(GetParam(), {kPairSat32Accumulator}, 5);
+  edge_suite<std::uint8_t, std::int8_t>(GetParam(), {kSat24Accumulator}, 6);
+  edge_suite<std::uint8_t, std::int16_t>(GetParam(), {kPairSat32Accumulator}, 7);
+  edge_suite<std::uint8_t, std::int32_t>(GetParam(), {kWrap40Accumulator}, 8);
 }
 
 // K = 3 x 3 x 4096 = 36864 with every term +-255 * 255: int32 wraps (36864 * 65025 > 2^31),
@@ -289,7 +292,7 @@ TEST_P(Conv2DEdge, ExtremeOperandsAtLargeK) {
       geometry(1, 1, 1, 4096, 3, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
   };
   qparity_test::for_each_supported_isa([&](Isa isa) {
-    for (const AccumulatorSpec& acc : kAccumulators) {
+    for (const AccumulatorSpec& acc : kAccumulatorModels) {
       for (const Conv2DGeometry& g : geos) {
         ASSERT_EQ(compare(isa, GetParam(), acc, make_case<std::int8_t, std::int8_t>(rng, GetParam(), g, Fill::kMaxMagnitude)), "");
         ASSERT_EQ(compare(isa, GetParam(), acc, make_case<std::uint8_t, std::int32_t>(rng, GetParam(), g, Fill::kMaxMagnitude)), "");
@@ -335,7 +338,7 @@ TEST(Conv2DTiles, AnySplitAndThreadCountGivesTheSameBits) {
   };
   qparity_test::for_each_supported_isa([&](Isa isa) {
     for (const Conv2DGeometry& g : geos) {
-      for (const AccumulatorSpec acc : {kAccumulators[0], kAccumulators[3]}) {
+      for (const AccumulatorSpec acc : {kInt32Accumulator, kSat24Accumulator}) {
         const auto c = make_case<std::int8_t, std::int8_t>(rng, core, g, Fill::kRandom);
         const PackedConv2D conv(isa, c.geo, c.weights(), core, acc);
         std::vector<std::int8_t> whole, split, threaded;
@@ -368,8 +371,8 @@ TEST(Conv2DOneShot, EqualsTheReference) {
   for (RoundingCore core : kAllRoundingCores) {
     const auto c = make_case<std::uint8_t, std::uint8_t>(rng, core, g, Fill::kRandom);
     std::vector<std::uint8_t> expect, got;
-    reference::conv2d(c.problem(expect), core, kAccumulators[4]);
-    conv2d(c.problem(got), core, kAccumulators[4]);
+    reference::conv2d(c.problem(expect), core, kSat32Accumulator);
+    conv2d(c.problem(got), core, kSat32Accumulator);
     EXPECT_EQ(got, expect) << to_string(core);
   }
   const auto c = make_case<std::int8_t, std::int8_t>(rng, RoundingCore::kDoubleRoundingAwayFromZero, g, Fill::kRandom);
@@ -382,7 +385,7 @@ TEST(Conv2DOneShot, EqualsTheReference) {
 TEST(Conv2DProperty, RandomLayersEqualTheReference) {
   rc::check([] {
     const RoundingCore core = kAllRoundingCores[*rc::gen::inRange(0, kNumRoundingCores)];
-    const AccumulatorSpec acc = kAccumulators[*rc::gen::inRange<std::size_t>(0, std::size(kAccumulators))];
+    const AccumulatorSpec acc = kAccumulatorModels[*rc::gen::inRange<std::size_t>(0, std::size(kAccumulatorModels))];
     const std::size_t groups = *rc::gen::element<std::size_t>(1, 1, 1, 2, 3);
     const std::size_t icg = *rc::gen::inRange<std::size_t>(1, 20);
     const std::size_t ocg = *rc::gen::inRange<std::size_t>(1, 40);

@@ -8,6 +8,8 @@
 // layers (RapidCheck), at the int32-exactness limit of the SIMD kernels and past it, for any split
 // into tiles and any thread count, and on bad input.
 #include <gtest/gtest.h>
+
+#include "accumulators.h"
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
@@ -29,14 +31,16 @@
 
 namespace {
 
+using qparity_test::kAccumulatorModels;
+using qparity_test::kInt32Accumulator;
+using qparity_test::kInt64Accumulator;
+using qparity_test::kPairSat32Accumulator;
+using qparity_test::kSat24Accumulator;
+using qparity_test::kSat32Accumulator;
+using qparity_test::kWrap40Accumulator;
+
 using namespace qparity;
 
-const AccumulatorSpec kAccumulators[] = {
-    {AccumulatorKind::kInt32, 32},      {AccumulatorKind::kInt64, 64},
-    {AccumulatorKind::kSaturating, 16}, {AccumulatorKind::kSaturating, 24},
-    {AccumulatorKind::kWrapping, 16},   {AccumulatorKind::kWrapping, 24},
-    {AccumulatorKind::kWrapping, 40},   {AccumulatorKind::kPairSaturating, 32},
-};
 
 /// Parameters for `core` at effective scale `scale`, derived as a deployment would
 /// (derive_requant_params); a scale below the core's shift range is raised until it fits (Q15).
@@ -247,7 +251,7 @@ void run_edge_suite(RoundingCore core, unsigned salt) {
   int variant = static_cast<int>(salt);
   std::size_t distinct = 0;
   for (const Shape& s : kEdgeShapes) {
-    for (const AccumulatorSpec spec : kAccumulators) {
+    for (const AccumulatorSpec spec : kAccumulatorModels) {
       const Layer<AType, OutType> l = make_layer<AType, OutType>(
           geometry_of(s), core, static_cast<unsigned>(variant * 7919 + 13), variant);
       distinct += expect_all_isas_match(l, core, spec, s.name);
@@ -278,7 +282,7 @@ void run_type_pair() {
   int variant = 0;
   for (const RoundingCore core : kAllRoundingCores) {
     const Layer<AType, OutType> l = make_layer<AType, OutType>(geometry_of(s), core, 77u + variant, variant);
-    expect_all_isas_match(l, core, kAccumulators[variant % 8], "type pair");
+    expect_all_isas_match(l, core, kAccumulatorModels[variant % std::size(kAccumulatorModels)], "type pair");
     ++variant;
   }
 }
@@ -305,7 +309,7 @@ TEST(Depthwise, LargestKernelsAtAndPastTheExactLimit) {
       l.w_zp = {-128, 127};  // channel 0: w - wz = 255, channel 1: -255 (every product +-65025)
       l.has_bias = true;
       l.bias = {std::numeric_limits<std::int32_t>::max(), -5};
-      for (const AccumulatorSpec spec : kAccumulators) {
+      for (const AccumulatorSpec spec : kAccumulatorModels) {
         expect_all_isas_match(l, core, spec, "kernel " + std::to_string(k) + "x" + std::to_string(k));
       }
     }
@@ -315,7 +319,7 @@ TEST(Depthwise, LargestKernelsAtAndPastTheExactLimit) {
 // Any partition of the tiles, on any threads, gives the bits of one call.
 TEST(Depthwise, TilesAndThreadsGiveTheSameBits) {
   const Shape s{"tiles", 2, 37, 9, 150, 1, 3, 3, 1, 1, 1, 1, Padding::kSame};
-  for (const AccumulatorSpec spec : {kAccumulators[0], kAccumulators[3], kAccumulators[7]}) {
+  for (const AccumulatorSpec spec : {kInt32Accumulator, kSat24Accumulator, kPairSat32Accumulator}) {
     const Layer<std::int8_t, std::int8_t> l =
         make_layer<std::int8_t, std::int8_t>(geometry_of(s), RoundingCore::kDoubleRoundingAwayFromZero, 9, 4);
     std::vector<std::int8_t> want, got;
@@ -394,7 +398,7 @@ void run_quad_widths(RoundingCore core, unsigned salt) {
         if (variant % 3 == 1) ++variant;  // no filter zero point: the quad path runs
         const Layer<AType, OutType> l =
             make_layer<AType, OutType>(geometry_of(shape), core, static_cast<unsigned>(variant * 31 + 7), variant);
-        const AccumulatorSpec spec = kAccumulators[variant % 3 == 0 ? 0 : variant % 8];
+        const AccumulatorSpec spec = kAccumulatorModels[variant % 3 == 0 ? 0 : variant % std::size(kAccumulatorModels)];
         expect_all_isas_match(l, core, spec, "quad widths, out_w " + std::to_string(out_w));
         ++variant;
       }
@@ -427,7 +431,7 @@ TEST(Depthwise, QuadPathExplicitPadsOnNarrowRows) {
           const RoundingCore core = kAllRoundingCores[variant % kNumRoundingCores];
           const Layer<std::int8_t, std::int8_t> l = make_layer<std::int8_t, std::int8_t>(
               geometry_of(shape), core, variant * 13 + 5, static_cast<int>(variant % 3 == 1 ? 0 : variant));
-          expect_all_isas_match(l, core, kAccumulators[0],
+          expect_all_isas_match(l, core, kInt32Accumulator,
                                 "in_w " + std::to_string(in_w) + " pads " + std::to_string(pl) + "," + std::to_string(pr));
           ++variant;
         }
@@ -453,7 +457,7 @@ TEST(Depthwise, QuadPathTakesFilterZeroPointsOnlyWhenTheyFitInt8) {
         l.filter[i] = static_cast<std::int8_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
       }
       if (!fits) l.filter[0] = static_cast<std::int8_t>(l.w_zp[0] > 0 ? -128 : 127);  // |w - wz| > 128
-      for (const AccumulatorSpec spec : {kAccumulators[0], kAccumulators[1], kAccumulators[3]}) {
+      for (const AccumulatorSpec spec : {kInt32Accumulator, kInt64Accumulator, kSat24Accumulator}) {
         expect_all_isas_match(l, core, spec, fits ? "zero points that fit" : "zero points that do not fit");
       }
       qparity_test::for_each_supported_isa([&](Isa isa) {
@@ -479,7 +483,7 @@ RC_GTEST_PROP(DepthwiseProperty, RandomLayersMatchTheReference, ()) {
   const std::size_t ekh = (s.kh - 1) * s.dh + 1, ekw = (s.kw - 1) * s.dw + 1;
   if (s.in_h + s.pt + s.pb < ekh || s.in_w + s.pl + s.pr < ekw) s.padding = Padding::kSame;
   const RoundingCore core = kAllRoundingCores[*rc::gen::inRange(0, kNumRoundingCores)];
-  const AccumulatorSpec spec = kAccumulators[*rc::gen::inRange(0, 8)];
+  const AccumulatorSpec spec = kAccumulatorModels[*rc::gen::inRange<std::size_t>(0, std::size(kAccumulatorModels))];
   const unsigned seed = *rc::gen::inRange(0, 1 << 30);
   const int variant = *rc::gen::inRange(0, 420);
   const std::string what = "random layer, seed " + std::to_string(seed) + " variant " + std::to_string(variant);

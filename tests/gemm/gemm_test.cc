@@ -5,6 +5,8 @@
 // their ranges, extreme weights at large K, clamps), on property-based random problems, and for
 // any split into tiles and any thread count.
 #include <gtest/gtest.h>
+
+#include "accumulators.h"
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
@@ -21,16 +23,16 @@
 
 namespace {
 
+using qparity_test::kAccumulatorModels;
+using qparity_test::kInt32Accumulator;
+using qparity_test::kInt64Accumulator;
+using qparity_test::kPairSat32Accumulator;
+using qparity_test::kSat24Accumulator;
+using qparity_test::kSat32Accumulator;
+using qparity_test::kWrap40Accumulator;
+
 using namespace qparity;
 
-const AccumulatorSpec kAccumulators[] = {
-    {AccumulatorKind::kInt32, 32},      {AccumulatorKind::kInt64, 64},
-    {AccumulatorKind::kSaturating, 16}, {AccumulatorKind::kSaturating, 24},
-    {AccumulatorKind::kSaturating, 32}, {AccumulatorKind::kSaturating, 48},
-    {AccumulatorKind::kWrapping, 16},   {AccumulatorKind::kWrapping, 24},
-    {AccumulatorKind::kWrapping, 40},   {AccumulatorKind::kWrapping, 64},
-    {AccumulatorKind::kPairSaturating, 32},
-};
 
 /// Valid parameters for `core` with a scale around 2^target_log2 (so that outputs are neither all
 /// saturated nor all zero for the accumulators the problem produces).
@@ -213,17 +215,17 @@ void edge_suite(RoundingCore core, AccumulatorSpec acc, std::uint32_t seed) {
 class GemmEdge : public ::testing::TestWithParam<RoundingCore> {};
 
 TEST_P(GemmEdge, EveryIsaEveryAccumulatorInt8ToInt8) {
-  for (const AccumulatorSpec& acc : kAccumulators) edge_suite<std::int8_t, std::int8_t>(GetParam(), acc, 1);
+  for (const AccumulatorSpec& acc : kAccumulatorModels) edge_suite<std::int8_t, std::int8_t>(GetParam(), acc, 1);
 }
 
 TEST_P(GemmEdge, EveryIsaEveryAccumulatorUint8ToUint8) {
-  for (const AccumulatorSpec& acc : kAccumulators) edge_suite<std::uint8_t, std::uint8_t>(GetParam(), acc, 2);
+  for (const AccumulatorSpec& acc : kAccumulatorModels) edge_suite<std::uint8_t, std::uint8_t>(GetParam(), acc, 2);
 }
 
 TEST_P(GemmEdge, Int16AndInt32Outputs) {
-  edge_suite<std::int8_t, std::int16_t>(GetParam(), kAccumulators[0], 3);
-  edge_suite<std::uint8_t, std::int32_t>(GetParam(), kAccumulators[1], 4);
-  edge_suite<std::int8_t, std::int32_t>(GetParam(), kAccumulators[10], 5);
+  edge_suite<std::int8_t, std::int16_t>(GetParam(), kInt32Accumulator, 3);
+  edge_suite<std::uint8_t, std::int32_t>(GetParam(), kInt64Accumulator, 4);
+  edge_suite<std::int8_t, std::int32_t>(GetParam(), kPairSat32Accumulator, 5);
 }
 
 // Extreme operands at large K: int32 wrap-around, int64 results far outside int32 (the wide
@@ -234,7 +236,7 @@ TEST_P(GemmEdge, ExtremeOperandsAtLargeK) {
   const std::size_t ks[] = {33026, 65536, 65537, 70001};  // 33026 * 65025 > 2^31
   for (Isa isa : qparity_test::supported_isa_list()) {
     for (std::size_t k : ks) {
-      for (const AccumulatorSpec& acc : kAccumulators) {
+      for (const AccumulatorSpec& acc : kAccumulatorModels) {
         const auto c8 = make_case<std::int8_t, std::int8_t>(rng, GetParam(), 2, 3, k, Fill::kMaxMagnitude);
         ASSERT_EQ(compare(isa, GetParam(), acc, c8), "");
         const auto cu = make_case<std::uint8_t, std::int32_t>(rng, GetParam(), 1, 17, k, Fill::kMaxMagnitude);
@@ -334,7 +336,7 @@ TEST(GemmTiles, AnySplitAndThreadCountGivesTheSameBits) {
 TEST(GemmProperty, RandomProblemsEqualTheReference) {
   rc::check([] {
     const RoundingCore core = kAllRoundingCores[*rc::gen::inRange(0, kNumRoundingCores)];
-    const AccumulatorSpec acc = kAccumulators[*rc::gen::inRange<std::size_t>(0, std::size(kAccumulators))];
+    const AccumulatorSpec acc = kAccumulatorModels[*rc::gen::inRange<std::size_t>(0, std::size(kAccumulatorModels))];
     const std::size_t m = *rc::gen::inRange<std::size_t>(1, 40);
     const std::size_t n = *rc::gen::inRange<std::size_t>(1, 80);
     const std::size_t k = *rc::gen::inRange<std::size_t>(1, 700);

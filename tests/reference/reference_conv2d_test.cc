@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include "accumulators.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -35,16 +37,18 @@
 
 namespace {
 
+using qparity_test::kAccumulatorModels;
+using qparity_test::kInt32Accumulator;
+using qparity_test::kInt64Accumulator;
+using qparity_test::kPairSat32Accumulator;
+using qparity_test::kSat24Accumulator;
+using qparity_test::kSat32Accumulator;
+using qparity_test::kWrap40Accumulator;
+
 using namespace qparity;
 
 // Every accumulator model, with widths at which 3x3 convolutions over a few channels overflow
 // (sat16/wrap16/pairsat16 almost always, sat24/wrap20 sometimes).
-const AccumulatorSpec kAccumulators[] = {
-    {AccumulatorKind::kInt32, 32},          {AccumulatorKind::kInt64, 64},
-    {AccumulatorKind::kSaturating, 16},     {AccumulatorKind::kSaturating, 24},
-    {AccumulatorKind::kWrapping, 16},       {AccumulatorKind::kWrapping, 20},
-    {AccumulatorKind::kPairSaturating, 32},  // pairsat16: int16 pair sums into int32
-};
 
 /// Parameters of `core` for a real scale, derived the way the presets do (TFLite's Q31 multiplier
 /// for the fixed-point cores, reduced to Q15 for Q15; the float scale for F32 / F32-ZPF; F32-ZPF
@@ -391,7 +395,7 @@ void check_conv_im2col(unsigned seed, int cases) {
     grouped += rc.g.groups > 1;
     for (RoundingCore core : kAllRoundingCores) {
       const std::vector<RequantParams> params = rc.ops.params(core);
-      for (AccumulatorSpec acc : kAccumulators) {
+      for (AccumulatorSpec acc : kAccumulatorModels) {
         std::vector<OutType> out;
         const auto p = rc.problem(params, out);
         reference::conv2d(p, core, acc);
@@ -433,7 +437,7 @@ void check_depthwise_im2col(unsigned seed, int cases, std::size_t multiplier) {
     const RandomDepthwise<AType, OutType> rd(rng, multiplier);
     for (RoundingCore core : kAllRoundingCores) {
       const std::vector<RequantParams> params = rd.ops.params(core);
-      for (AccumulatorSpec acc : kAccumulators) {
+      for (AccumulatorSpec acc : kAccumulatorModels) {
         std::vector<OutType> out;
         const auto p = rd.problem(params, out);
         reference::depthwise_conv2d(p, core, acc);
@@ -475,7 +479,7 @@ TEST(ReferenceDepthwise, MultiplierOneIsGroupedConvWithGroupsEqualInChannels) {
     }
     for (RoundingCore core : kAllRoundingCores) {
       const std::vector<RequantParams> params = rd.ops.params(core);
-      for (AccumulatorSpec acc : kAccumulators) {
+      for (AccumulatorSpec acc : kAccumulatorModels) {
         std::vector<std::int8_t> dw_out, conv_out;
         const auto dw = rd.problem(params, dw_out);
         reference::depthwise_conv2d(dw, core, acc);
