@@ -1,5 +1,6 @@
 // Shared pieces of SOFTMAX, CONCATENATION, PAD and PADV2 (data_ops.h).
 #include "model/ops/data_ops.h"
+#include "model/ops/op_variants.h"
 
 #include <fmt/format.h>
 
@@ -15,8 +16,8 @@ std::string ConcatenationOptions::describe() const {
 }
 
 bool xnnpack_per_tensor(const TensorDef& t) {
-  if (t.dtype == DType::kFloat32) return true;
-  return t.quant.scales.size() == 1 && t.quant.zero_points.size() <= 1 && t.quant.axis == 0;
+  // The delegate's 8-bit rule is stated once, in op_variants.cc.
+  return t.dtype == DType::kFloat32 || xnnpack_per_tensor_8bit(t);
 }
 
 bool same_quantization(const TensorDef& a, const TensorDef& b) {
