@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -99,6 +100,19 @@ std::vector<LiteRtResult> run_litert(const std::vector<LiteRtJob>& jobs, std::st
     } else if (!r.ok) {
       r.error = "no outputs; runner log:\n" + log.substr(0, 2000);
     }
+  }
+  // The models and tensors are kept when a job failed (the error names the job's directory) or when
+  // QPARITY_KEEP_ORACLE_FILES is set; otherwise the batch's directory goes.
+  bool failed = false;
+  for (LiteRtResult& r : results) {
+    if (!r.ok) {
+      failed = true;
+      r.error += " (files kept in " + work + ")";
+    }
+  }
+  if (!failed && std::getenv("QPARITY_KEEP_ORACLE_FILES") == nullptr) {
+    std::error_code ec;
+    std::filesystem::remove_all(work, ec);
   }
   return results;
 }
