@@ -20,7 +20,9 @@
 #include "kernels/gemm/gemm_ukernel.h"
 #include "kernels/gemm/ukernel_amx_body.h"
 
-#if !(defined(__AMX_TILE__) && defined(__AMX_INT8__) && defined(__x86_64__))
+// GCC spells the feature macros __AMX_TILE__ / __AMX_INT8__, clang __AMXTILE__ / __AMXINT8__.
+#if !((defined(__AMX_TILE__) || defined(__AMXTILE__)) && (defined(__AMX_INT8__) || defined(__AMXINT8__)) && \
+      defined(__x86_64__))
 #error "ukernel_amx.cc must be compiled for x86-64 with -mamx-tile -mamx-int8"
 #endif
 
