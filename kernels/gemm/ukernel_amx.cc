@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <immintrin.h>
+
 #include "kernels/gemm/gemm_ukernel.h"
 #include "kernels/gemm/ukernel_amx_body.h"
 
@@ -34,7 +36,12 @@ namespace {
 // Operand syntax: {AT&T|Intel} alternatives, as in GCC's own AMX headers.
 struct AmxOps {
   static void load_config(const AmxTileConfig& config) {
+#if defined(__clang__)
+    // clang's inline assembler has no %X operand modifier; its intrinsic does the same load.
+    _tile_loadconfig(&config);
+#else
     __asm__ __volatile__("ldtilecfg\t%X0" : : "m"(config) : "memory");
+#endif
   }
   static void release() { __asm__ __volatile__("tilerelease" : :); }
   template <int T>
