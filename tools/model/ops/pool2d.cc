@@ -172,7 +172,7 @@ std::string clamp_text(const OutputParams& o, Activation act, ClampDerivation d)
 class AveragePoolPrepared : public PreparedNode {
  public:
   AveragePoolPrepared(const Graph& g, const Node& n, const System& sys, Engine engine)
-      : system_(sys), engine_(engine), in_(n.inputs[0]), out_(n.outputs[0]) {
+      : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]) {
     const TensorDef& in = input_def(g, n, 0);
     const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
     const auto& o = n.opts<Pool2DOptions>();
@@ -264,7 +264,6 @@ class AveragePoolPrepared : public PreparedNode {
 
  private:
   System system_;
-  Engine engine_;
   int in_, out_;
   DType type_{};
   Shape4 shape_;

@@ -88,8 +88,16 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
     if (q->scale() != nullptr) {
       for (float s : *q->scale()) d.quant.scales.push_back(s);
     }
-    if (q->zero_point() != nullptr) {
-      for (std::int64_t z : *q->zero_point()) d.quant.zero_points.push_back(z);
+    if (const auto* zp = q->zero_point()) {
+      // The Verifier checks a vector's length field for 4-byte alignment, not its 8-byte elements
+      // (found by tflite_fuzzer: a misaligned int64 load); read them as bytes. The format is
+      // little-endian, as are the hosts qparity builds for.
+      const std::uint8_t* raw = zp->Data();
+      for (std::size_t i = 0; i < zp->size(); ++i) {
+        std::int64_t z = 0;
+        std::memcpy(&z, raw + i * sizeof z, sizeof z);
+        d.quant.zero_points.push_back(z);
+      }
     }
     if (!d.quant.scales.empty()) {
       for (std::size_t i = 0; i < d.quant.scales.size(); ++i) {
