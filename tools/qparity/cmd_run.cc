@@ -85,13 +85,17 @@ int run_stack_command(const RunOptions& o, Engine engine) {
   if (!o.input.empty()) stack.input = read_npy(o.input);
   if (!stack.input) throw ToolError(fmt::format("{}: the stack has no \"input\"; give one there or with --input", o.stack));
   const std::vector<Tensor> outputs = run_stack(stack, {preset}, *stack.input, engine);
+  // All or nothing: the layer dumps and the final output are written together (output_files.h).
+  OutputFiles files;
   if (!o.all_outputs.empty()) {
     ensure_directory(o.all_outputs);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      write_npy(o.all_outputs + "/" + layer_output_file_name(i, outputs.size(), stack.layers[i]), outputs[i]);
+      files.add(o.all_outputs + "/" + layer_output_file_name(i, outputs.size(), stack.layers[i]),
+                serialize_npy(outputs[i]));
     }
   }
-  if (!o.output.empty()) write_npy(o.output, outputs.back());
+  if (!o.output.empty()) files.add(o.output, serialize_npy(outputs.back()));
+  files.commit();
   return kExitOk;
 }
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "output_files.h"
 #include "tool_error.h"
 
 namespace qparity::cli {
@@ -330,36 +331,11 @@ std::string serialize_npy(const Tensor& t) {
 }
 
 void write_npy(const std::string& path, const Tensor& t) {
-  const std::string bytes = serialize_npy(t);
-  // The temporary lives next to the target so that rename() is atomic (same file system).
-  std::string tmp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    throw ToolError(fmt::format("{}: cannot create a temporary file next to it: {}", path,
-                                std::strerror(errno)),
-                    kExitIoError);
-  }
-  // mkstemp creates the file 0600; give it the permissions a plain open() would (0666 & ~umask).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  std::size_t done = 0;
-  int error = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      error = errno;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(tmp.c_str());
-    throw ToolError(fmt::format("{}: cannot write: {}", path, std::strerror(error)), kExitIoError);
-  }
+  // Through OutputFiles: a temporary next to the target renamed into place, and only ever over a
+  // regular file (output_files.h).
+  OutputFiles files;
+  files.add(path, serialize_npy(t));
+  files.commit();
 }
 
 }  // namespace qparity::cli
