@@ -1,14 +1,17 @@
 // In-process tests of the tool's building blocks: number and line parsing, the line reader,
 // exact decimals, and the per-core traces of `explain` (result always equal to the policy's).
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "csv_input.h"
 #include "exact_decimal.h"
 #include "explain_trace.h"
+#include "natural_order.h"
 #include "preset_params.h"
 #include "qparity/reference.h"
 
@@ -218,4 +221,19 @@ TEST(CliExplainTrace, ResultAlwaysEqualsThePolicy) {
 }
 
 }  // namespace
+TEST(CliNaturalOrder, DigitRunsCompareAsNumbers) {
+  using qparity::cli::natural_less;
+  std::vector<std::string> names = {"layer10.npy", "layer2.npy", "layer1.npy", "layer11.npy", "conv.npy",
+                                    "layer02.npy", "layer_a.npy", "10_x.npy", "9_x.npy", "layer.npy"};
+  std::sort(names.begin(), names.end(), natural_less);
+  const std::vector<std::string> want = {"9_x.npy",     "10_x.npy",    "conv.npy",    "layer.npy",   "layer1.npy",
+                                         "layer02.npy", "layer2.npy",  "layer10.npy", "layer11.npy", "layer_a.npy"};
+  EXPECT_EQ(names, want);
+  EXPECT_FALSE(natural_less("a", "a"));
+  EXPECT_TRUE(natural_less("a", "ab"));
+  EXPECT_FALSE(natural_less("ab", "a"));
+  EXPECT_TRUE(natural_less("x99999999999999999999998", "x99999999999999999999999"));  // beyond 64 bits
+  EXPECT_TRUE(natural_less("0_a", "00_b") != natural_less("00_b", "0_a"));
+}
+
 }  // namespace qparity::cli

@@ -26,6 +26,7 @@
 #include "layer_runner.h"
 #include "model/model_diff.h"
 #include "model_inputs.h"
+#include "natural_order.h"
 #include "npy.h"
 #include "output_files.h"
 #include "preset_map.h"
@@ -43,8 +44,8 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The .npy files of a directory, sorted by name (run --all-outputs zero-pads the layer index, so
-// this is layer order).
+// The .npy files of a directory in natural order (layer2 before layer10; run --all-outputs
+// zero-pads the layer index, other tools' dumps often do not).
 std::vector<std::string> npy_files(const std::string& dir, const std::string& option) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) throw ToolError(fmt::format("{}: cannot open directory {}", option, dir), kExitIoError);
@@ -54,7 +55,7 @@ std::vector<std::string> npy_files(const std::string& dir, const std::string& op
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) names.push_back(name);
   }
   ::closedir(d);
-  std::sort(names.begin(), names.end());
+  std::sort(names.begin(), names.end(), natural_less);
   return names;
 }
 
