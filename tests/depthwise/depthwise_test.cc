@@ -36,8 +36,6 @@ using qparity_test::kInt32Accumulator;
 using qparity_test::kInt64Accumulator;
 using qparity_test::kPairSat32Accumulator;
 using qparity_test::kSat24Accumulator;
-using qparity_test::kSat32Accumulator;
-using qparity_test::kWrap40Accumulator;
 
 using namespace qparity;
 
