@@ -200,7 +200,9 @@ TEST(CliDiff, ErrorsExitTwoAndWriteNothing) {
       {{"--stack", stack, "--a", "tflite-reference"}, "qparity diff: --stack needs --a and --b"},
       {{"--stack", dir + "/missing.json", "--a", "ruy-x86", "--b", "ruy-arm"}, "missing.json: cannot open", 1},
       {{"--dump-a", dir + "/a.npy", "--dump-b", dir + "/b.npy"},
-       "qparity diff: shapes differ: " + dir + "/a.npy [1, 4, 4, 2] vs " + dir + "/b.npy [1, 4, 2, 4]\n"},
+       "qparity diff: shapes differ: " + dir + "/a.npy [1, 4, 4, 2] vs " + dir +
+           "/b.npy [1, 4, 2, 4]; if one is NCHW give --layout-a/--layout-b nchw, if the elements are the same in "
+           "another shape give --reshape\n"},
       {{"--dump-a", dir + "/a.npy", "--dump-b", dir + "/nope.npy"}, "nope.npy", 1},
       {{"--dump-a", dir + "/da", "--dump-b", dir + "/db"}, "qparity diff: --dump-b: " + dir + "/db has no 0_x.npy"},
       {{"--dump-a", dir + "/da", "--dump-b", dir + "/a.npy"}, "is a directory but --dump-b"},

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -125,15 +126,54 @@ TEST(DriftMetrics, TensorShapesAndDtypesAreChecked) {
     EXPECT_STREQ(e.what(), "shapes differ: x.npy [2, 3] vs y.npy [3, 2]");
   }
   Tensor f = make_tensor(DType::kFloat32, {2, 3});
-  EXPECT_THROW(compute_drift(a, f, 0, false), ToolError);
-  // Different integer dtypes compare by value.
-  Tensor c = make_tensor(DType::kInt32, {2, 3});
-  c.set_integer(4, -2);
-  const DriftMetrics m = compute_drift(a, c, 0, true);
-  EXPECT_EQ(m.differing, 1u);
-  EXPECT_EQ(m.histogram.at(-2), 1u);
-  ASSERT_EQ(m.channels.size(), 3u);
-  EXPECT_EQ(m.channels[1].differing, 1u);
+  try {
+    compute_drift(a, f, 0, false, "x.npy", "y.npy");
+    FAIL() << "no error";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.npy is int8 and y.npy is float32: an integer tensor is compared with a "
+                                         "float one in real units; give x.npy's scale and zero point"),
+              std::string::npos)
+        << e.what();
+  }
+  // Different integer dtypes are not steps of one grid: an error saying what to give.
+  Tensor u = make_tensor(DType::kUint8, {2, 3});
+  try {
+    compute_drift(a, u, 0, false, "x.npy", "y.npy");
+    FAIL() << "no error";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.npy is int8 but y.npy is uint8"), std::string::npos) << e.what();
+  }
+  // ... unless both quantizations are known: then in real units only.
+  for (std::size_t i = 0; i < 6; ++i) u.set_integer(i, 128);  // real 0, as a's zeros
+  u.set_integer(4, 130);                                        // real 2 * (130 - 128) = 4 against 0
+  const DriftMetrics q = compare_tensors({&a, "x", Dequantization{2, 0}}, {&u, "y", Dequantization{2, 128}}, 0, false);
+  EXPECT_FALSE(q.lsb);
+  ASSERT_TRUE(q.real);
+  EXPECT_EQ(q.real->differing, 1u);
+  EXPECT_EQ(q.real->max_abs_diff, 4.0);
+  ASSERT_EQ(q.real->worst.size(), 1u);
+  EXPECT_EQ(q.real->worst[0].index, 4u);
+  EXPECT_EQ(q.real->cosine, 0.0);  // A is all zero, B is not
+  EXPECT_EQ(q.real->sqnr_db, -std::numeric_limits<double>::infinity());
+}
+
+TEST(DriftMetrics, SameIntegerDtypeWithScalesHasBothLsbAndRealMetrics) {
+  Tensor a = make_tensor(DType::kInt8, {1, 2, 2});
+  Tensor b = make_tensor(DType::kInt8, {1, 2, 2});
+  a.set_integer(3, 10);
+  b.set_integer(3, 12);
+  const DriftMetrics m = compare_tensors({&a, "A", Dequantization{0.5, 0}}, {&b, "B", Dequantization{0.5, 0}}, 0, true);
+  EXPECT_TRUE(m.lsb);
+  EXPECT_EQ(m.max_abs_diff, 2);
+  ASSERT_EQ(m.worst.size(), 1u);
+  EXPECT_EQ(m.worst[0].index, 3u);
+  ASSERT_TRUE(m.real);
+  EXPECT_EQ(m.real->max_abs_diff, 1.0);  // 2 LSB * 0.5
+  EXPECT_EQ(m.real->mae, 0.25);
+  EXPECT_DOUBLE_EQ(m.real->sqnr_db, 10 * std::log10(25.0 / 1.0));  // A: 5^2, noise 1^2
+  EXPECT_DOUBLE_EQ(m.real->rel_err, 1.0 / 5.0);
+  // Only one side's quantization: an error, not a silent LSB comparison.
+  EXPECT_THROW(compare_tensors({&a, "A", Dequantization{0.5, 0}}, {&b, "B", std::nullopt}, 0, false), ToolError);
 }
 
 TEST(DriftMetrics, FoldedHistogramPutsOutliersInTheEndBins) {
@@ -160,7 +200,7 @@ TEST(DriftReport, HistogramTextAndCsvJson) {
   EXPECT_EQ(histogram_text(drift({1}, {1})), "-");
   const std::string csv = drift_csv(r);
   EXPECT_NE(csv.find("\n0,\"conv,0\",a,b,\"[1, 2, 3]\",6,1,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",-1:1;+1:2;+5:1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",-1:1;+1:2;+5:1,,,,,,,,,,,,,,\n"), std::string::npos) << csv;  // no real-unit metrics
   const std::string json = drift_json(r);
   EXPECT_NE(json.find("\"b\": \"b \\\"quoted\\\"\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"histogram\": [[-1, 1], [0, 2], [1, 2], [5, 1]]"), std::string::npos) << json;

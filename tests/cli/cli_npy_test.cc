@@ -97,6 +97,12 @@ TEST(Npy, ReadsAndWritesNumpyFilesOfEveryDtypeByteForByte) {
       // np.float32(1.5) saved as a 0-d array
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (), }", std::string("\x00\x00\xc0\x3f", 4),
        DType::kFloat32, {}, 1.5},
+      // np.array([1.0, -2.0], np.float16): 0x3c00, 0xc000
+      {"{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", std::string("\x00\x3c\x00\xc0", 4),
+       DType::kFloat16, {2}, 1.0},
+      // np.array([0.1]) (numpy's default float64)
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+       std::string("\x9a\x99\x99\x99\x99\x99\xb9\x3f", 8), DType::kFloat64, {1}, 0.1},
       // np.zeros((1, 0, 3), np.int32): no data at all
       {"{'descr': '<i4', 'fortran_order': False, 'shape': (1, 0, 3), }", "", DType::kInt32, {1, 0, 3}, 0},
   };
@@ -131,7 +137,8 @@ TEST(Npy, RoundTripsEveryDtypeAndRankThroughFiles) {
   const std::string dir = make_temp_dir("npy_round_trip");
   const std::vector<std::vector<std::size_t>> shapes = {{}, {7}, {3, 5}, {2, 3, 4}, {1, 4, 3, 2}, {2, 1, 1, 2, 3}};
   int n = 0;
-  for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32, DType::kFloat32}) {
+  for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32, DType::kFloat32, DType::kInt64,
+                  DType::kFloat16, DType::kFloat64}) {
     for (const auto& shape : shapes) {
       Tensor t = qparity::cli::make_tensor(d, shape);
       // Distinct bytes everywhere, including the sign bits.
@@ -202,7 +209,7 @@ TEST(Npy, EveryMalformedFileIsOneClearError) {
       {npy_file("{'descr': '<i4', 'fortran_order': True, 'shape': (2,), }", data), "Fortran-order arrays are not supported"},
       {npy_file("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", "\x01\x00"), "unsupported dtype '|b1' (bool); allowed: '|i1'"},
       {npy_file("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", data), "'>i4' (big-endian)"},
-      {npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", data), "'<f8' (float64)"},
+      {npy_file("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", data), "'<u2' (unsigned integer width"},
       {npy_file("{'descr': '<i4', 'fortran_order': False}", data), "missing key 'shape'"},
       {npy_file("{'descr': '<i4', 'shape': (2,), }", data), "missing key 'fortran_order'"},
       {npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", data), "unknown key 'extra'"},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
 #include "model/node_map.h"
 #include "model/runner.h"
@@ -12,8 +13,7 @@
 namespace qparity::model {
 
 cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& inputs, const ModelDiffOptions& o,
-                            std::size_t* float_outputs) {
-  using cli::compute_drift;
+                            std::size_t* other_outputs) {
   using cli::LayerDrift;
   cli::DriftReport report;
   const std::vector<System> sys_a = resolve_node_map(parse_node_map(o.a, "--a"), graph, "--a");
@@ -44,8 +44,9 @@ cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& input
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       const int t = node.outputs[k];
       const TensorDef& def = graph.tensors[static_cast<std::size_t>(t)];
-      if (def.dtype == DType::kFloat32) {
-        ++*float_outputs;
+      const bool is_float = cli::is_float(def.dtype);
+      if (!is_float && def.dtype != DType::kInt8 && def.dtype != DType::kUint8 && def.dtype != DType::kInt16) {
+        ++*other_outputs;  // int32 / int64 index and shape tensors: not activations
         continue;
       }
       LayerDrift d;
@@ -55,14 +56,23 @@ cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& input
       d.preset_b = rb ? sys_b[i].name : std::string("dump");
       d.shape = def.shape;
       d.zero_point = def.quant.zero_point();
+      // Integer activations of one scale are compared in real units as well; a dumped B may be
+      // float (a device's dequantized output), compared with A's values dequantized.
+      std::optional<cli::Dequantization> q;
+      if (!is_float && def.quant.scales.size() == 1) {
+        q = cli::Dequantization{def.quant.scales[0], def.quant.zero_point()};
+      }
       const Tensor& a = ra.value(t);
+      const std::string name_a = "A (" + graph.tensor_label(t) + ")";
       if (rb) {
-        d.accumulated = compute_drift(a, rb->value(t), d.zero_point, o.per_channel);
-        d.isolated = compute_drift(a, riso->value(t), d.zero_point, o.per_channel);
+        d.accumulated = cli::compare_tensors({&a, name_a, q}, {&rb->value(t), "B", q}, d.zero_point, o.per_channel);
+        d.isolated = cli::compare_tensors({&a, name_a, q}, {&riso->value(t), "B", q}, d.zero_point, o.per_channel);
       } else {
         const std::string path = o.dump_b + "/" + graph.dump_file_name(t);
         const Tensor b = cli::read_npy(path);
-        d.accumulated = compute_drift(a, b, d.zero_point, o.per_channel, "A (" + graph.tensor_label(t) + ")", path);
+        const std::optional<cli::Dequantization> qb = cli::is_float(b.dtype) ? std::nullopt : q;
+        const std::optional<cli::Dequantization> qa = cli::is_float(b.dtype) || qb ? q : std::nullopt;
+        d.accumulated = cli::compare_tensors({&a, name_a, qa}, {&b, path, qb}, d.zero_point, o.per_channel);
       }
       report.layers.push_back(std::move(d));
     }

@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
 #include <set>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +25,8 @@
 
 #include "commands.h"
 #include "csv_input.h"
+#include "drift_gate.h"
+#include "drift_locate.h"
 #include "drift_report.h"
 #include "layer_runner.h"
 #include "model/model_diff.h"
@@ -59,9 +64,20 @@ std::vector<std::string> npy_files(const std::string& dir, const std::string& op
   return names;
 }
 
+void reject_dump_options(const DiffOptions& o, const char* why) {
+  const std::pair<const char*, bool> given[] = {
+      {"--scale-a", !o.scale_a.empty()}, {"--zp-a", !o.zp_a.empty()},         {"--scale-b", !o.scale_b.empty()},
+      {"--zp-b", !o.zp_b.empty()},       {"--layout-a", o.layout_a != "nhwc"}, {"--layout-b", o.layout_b != "nhwc"},
+      {"--reshape", o.reshape}};
+  for (const auto& [option, set] : given) {
+    if (set) throw ToolError(fmt::format("{} applies to --dump-a/--dump-b only ({})", option, why));
+  }
+}
+
 void diff_stack(const DiffOptions& o, DriftReport* report) {
   if (o.a.empty() || o.b.empty()) throw ToolError("--stack needs --a and --b (presets or preset maps)");
   if (!o.zero_point.empty()) throw ToolError("--zero-point applies to dumps only (a stack knows its zero points)");
+  reject_dump_options(o, "a stack knows its layers' quantization and layouts");
   const Stack stack = load_stack(o.stack);
   Tensor input;
   if (!o.input.empty()) {
@@ -95,8 +111,12 @@ void diff_stack(const DiffOptions& o, DriftReport* report) {
       // Layer 0 is fed the same input on both sides: isolated = accumulated, no third run.
       const Tensor b_isolated = i == 0 ? b : run_layer(layer, presets_b[i], a_prev);
       d.shape = a.shape;
-      d.accumulated = compute_drift(a, b, d.zero_point, o.per_channel);
-      d.isolated = compute_drift(a, b_isolated, d.zero_point, o.per_channel);
+      // With the output scale known, the drift in real units too (both sides share the layer's
+      // output quantization).
+      std::optional<Dequantization> q;
+      if (layer.output_scale) q = Dequantization{*layer.output_scale, layer.output_zero_point};
+      d.accumulated = compare_tensors({&a, "A", q}, {&b, "B", q}, d.zero_point, o.per_channel);
+      d.isolated = compare_tensors({&a, "A", q}, {&b_isolated, "B", q}, d.zero_point, o.per_channel);
       a_prev = std::move(a);
       b_prev = std::move(b);
     } catch (const ToolError& e) {
@@ -106,18 +126,70 @@ void diff_stack(const DiffOptions& o, DriftReport* report) {
   }
 }
 
+std::int64_t parse_zero_point(const std::string& text, const char* option) {
+  std::int64_t zp = 0;
+  if (parse_int64(text, &zp) != ParseStatus::kOk || zp < -2147483648LL || zp > 2147483647LL) {
+    throw ToolError(fmt::format("{}: '{}' is not an integer in [-2147483648, 2147483647]", option, text));
+  }
+  return zp;
+}
+
+// --scale-X and --zp-X: both or neither.
+std::optional<Dequantization> dump_dequantization(const std::string& scale, const std::string& zp, char side) {
+  if (scale.empty() && zp.empty()) return std::nullopt;
+  const std::string scale_option = fmt::format("--scale-{}", side), zp_option = fmt::format("--zp-{}", side);
+  if (scale.empty() || zp.empty()) {
+    throw ToolError(fmt::format("{} needs {} too (real = scale * (q - zero_point))",
+                                scale.empty() ? zp_option : scale_option, scale.empty() ? scale_option : zp_option));
+  }
+  Dequantization q;
+  if (parse_double(scale, &q.scale) != ParseStatus::kOk || !(q.scale > 0) || !std::isfinite(q.scale)) {
+    throw ToolError(fmt::format("{}: '{}' is not a positive finite number", scale_option, scale));
+  }
+  q.zero_point = parse_zero_point(zp, zp_option.c_str());
+  return q;
+}
+
+// A dump in the layout it was written in, brought to NHWC (the layout qparity's tensors use): a
+// 4-d NCHW tensor is transposed, anything else is left as it is.
+Tensor to_nhwc(Tensor t, const std::string& layout, const std::string& path, const char* option) {
+  if (layout == "nhwc") return t;
+  if (t.shape.size() != 4) {
+    throw ToolError(fmt::format("{} nchw: {} has shape {}; a layout applies to 4-d tensors", option, path,
+                                shape_text(t.shape)));
+  }
+  const std::size_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3], size = size_of(t.dtype);
+  Tensor out = make_tensor(t.dtype, {n, h, w, c});
+  for (std::size_t in = 0; in < n; ++in) {
+    for (std::size_t ic = 0; ic < c; ++ic) {
+      for (std::size_t ih = 0; ih < h; ++ih) {
+        for (std::size_t iw = 0; iw < w; ++iw) {
+          const std::size_t from = ((in * c + ic) * h + ih) * w + iw;
+          const std::size_t to = ((in * h + ih) * w + iw) * c + ic;
+          std::memcpy(out.bytes.data() + to * size, t.bytes.data() + from * size, size);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void check_layout(const std::string& layout, const char* option) {
+  if (layout != "nhwc" && layout != "nchw") {
+    throw ToolError(fmt::format("{}: '{}' is not a layout; allowed: nhwc (default), nchw", option, layout));
+  }
+}
+
 void diff_dumps(const DiffOptions& o, DriftReport* report) {
   if (o.dump_a.empty() || o.dump_b.empty()) throw ToolError("give both --dump-a and --dump-b");
   if (!o.a.empty() || !o.b.empty() || !o.input.empty()) {
     throw ToolError("--a, --b and --input apply to --stack; dumps are compared as they are");
   }
-  std::int64_t zero_point = 0;
-  if (!o.zero_point.empty()) {
-    if (parse_int64(o.zero_point, &zero_point) != ParseStatus::kOk || zero_point < -2147483648LL ||
-        zero_point > 2147483647LL) {
-      throw ToolError(fmt::format("--zero-point: '{}' is not an integer in [-2147483648, 2147483647]", o.zero_point));
-    }
-  }
+  const std::int64_t zero_point = o.zero_point.empty() ? 0 : parse_zero_point(o.zero_point, "--zero-point");
+  const std::optional<Dequantization> quant_a = dump_dequantization(o.scale_a, o.zp_a, 'a');
+  const std::optional<Dequantization> quant_b = dump_dequantization(o.scale_b, o.zp_b, 'b');
+  check_layout(o.layout_a, "--layout-a");
+  check_layout(o.layout_b, "--layout-b");
   report->label_a = o.dump_a;
   report->label_b = o.dump_b;
   report->source = "dumps";
@@ -149,13 +221,28 @@ void diff_dumps(const DiffOptions& o, DriftReport* report) {
   ProgressBar progress("diff", pairs.size());
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     progress.update(i, names[i]);
-    const Tensor a = read_npy(pairs[i].first), b = read_npy(pairs[i].second);
+    const Tensor a = to_nhwc(read_npy(pairs[i].first), o.layout_a, pairs[i].first, "--layout-a");
+    Tensor b = to_nhwc(read_npy(pairs[i].second), o.layout_b, pairs[i].second, "--layout-b");
+    if (a.shape != b.shape && o.reshape) {
+      if (a.elements() != b.elements()) {
+        throw ToolError(fmt::format("--reshape: {} {} has {} elements but {} {} has {}", pairs[i].first,
+                                    shape_text(a.shape), a.elements(), pairs[i].second, shape_text(b.shape),
+                                    b.elements()));
+      }
+      b.shape = a.shape;  // C order both: the same elements, read in A's shape
+    } else if (a.shape != b.shape) {
+      throw ToolError(fmt::format(
+          "shapes differ: {} {} vs {} {}; if one is NCHW give --layout-a/--layout-b nchw, if the elements are the "
+          "same in another shape give --reshape",
+          pairs[i].first, shape_text(a.shape), pairs[i].second, shape_text(b.shape)));
+    }
     LayerDrift d;
     d.index = i;
     d.name = names[i];
     d.shape = a.shape;
     d.zero_point = zero_point;
-    d.accumulated = compute_drift(a, b, zero_point, o.per_channel, pairs[i].first, pairs[i].second);
+    d.accumulated = compare_tensors(CompareSide{&a, pairs[i].first, quant_a}, CompareSide{&b, pairs[i].second, quant_b},
+                                    zero_point, o.per_channel);
     report->layers.push_back(std::move(d));
   }
 }
@@ -165,6 +252,7 @@ void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_ou
   if (o.b.empty() == o.dump_b.empty()) throw ToolError("--model needs --b (an arithmetic) or --dump-b (a device's dumps), one of them");
   if (!o.dump_a.empty()) throw ToolError("--dump-a does not apply to --model (A runs the model; use --dump-b for the device)");
   if (!o.zero_point.empty()) throw ToolError("--zero-point applies to dumps only (a model knows its zero points)");
+  reject_dump_options(o, "a model knows its tensors' quantization and layouts");
   if (!o.dump_b.empty() && !is_directory(o.dump_b)) {
     throw ToolError(fmt::format("--dump-b: {} is not a directory of per-tensor dumps", o.dump_b));
   }
@@ -201,6 +289,25 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       ->type_name("PATH");
   sub->add_option("--zero-point", o->zero_point, "Dumps: the output zero point the cosine is taken around (default 0)")
       ->type_name("ZP");
+  sub->add_option("--scale-a", o->scale_a, "Dumps: A's scale; with --zp-a, A is compared in real units")
+      ->type_name("S");
+  sub->add_option("--zp-a", o->zp_a, "Dumps: A's zero point (real = scale * (q - zero_point))")->type_name("Z");
+  sub->add_option("--scale-b", o->scale_b, "Dumps: B's scale")->type_name("S");
+  sub->add_option("--zp-b", o->zp_b, "Dumps: B's zero point")->type_name("Z");
+  sub->add_option("--layout-a", o->layout_a, "Dumps: layout of A's 4-d tensors, nhwc (default) or nchw")
+      ->type_name("LAYOUT");
+  sub->add_option("--layout-b", o->layout_b, "Dumps: layout of B's 4-d tensors, nhwc (default) or nchw")
+      ->type_name("LAYOUT");
+  sub->add_flag("--reshape", o->reshape, "Dumps: compare tensors of different shapes but equal element counts "
+                                         "(C order, read in A's shape)");
+  sub->add_option("--worst", o->worst, "List the N worst elements (coordinates, A, B) of every differing layer")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, kWorstElementsKept));
+  sub->add_option("--fail-on", o->fail_on,
+                  "Exit 3 if a layer meets a condition: [iso.]METRIC OP NUMBER, e.g. 'max_lsb>1', 'cosine<0.999', "
+                  "'sqnr<30'; METRIC: percent max_lsb mae_lsb cosine max_abs mae rmse sqnr rel_err (repeatable, "
+                  "or comma-separated)")
+      ->type_name("GATE");
   sub->add_option("--csv", o->csv, "Write the per-layer metrics as CSV")->type_name("FILE");
   sub->add_option("--json", o->json, "Write the per-layer metrics and histograms as JSON")->type_name("FILE");
   sub->add_option("--svg-histogram", o->svg_histogram, "Write the per-layer histograms of b - a as SVG")
@@ -208,7 +315,8 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
   sub->add_option("--svg-propagation", o->svg_propagation,
                   "Write the propagation curve (% differing and MAE per layer) as SVG")
       ->type_name("FILE");
-  sub->add_flag("--per-channel", o->per_channel, "Add the per-channel breakdown (last axis) to the JSON");
+  sub->add_flag("--per-channel", o->per_channel,
+                "Per-channel breakdown (last axis): a table per differing layer, and in the JSON");
   sub->footer(
       "Preset maps: comma-separated items, each PRESET (the default for every layer not named) or\n"
       "RANGE=PRESET with RANGE = I, I-J or I- (0-based layer indices, inclusive, as in the stack's\n"
@@ -221,7 +329,13 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       "tensors); 1 for two all-zero tensors, 0 if only one is all zero.\n"
       "Output files are written only when everything succeeded (never partially).\n"
       "A progress bar is drawn on stderr when it is a terminal (QPARITY_PROGRESS=always|never).\n"
-      "Exit status: 0 success, 1 I/O error, 2 invalid usage or input.");
+      "Float tensors (float16/32/64 dumps, a model's float outputs) are compared in real units: MAE,\n"
+      "max |diff|, RMSE, cosine, SQNR (dB) and relative error; so are integer dumps given their scale\n"
+      "and zero point (--scale-a/--zp-a, --scale-b/--zp-b; required to compare int8 with uint8 or an\n"
+      "integer dump with a float one), a model's integer outputs and a stack's layers with an output\n"
+      "scale (in addition to the LSB metrics).\n"
+      "Exit status: 0 success, 1 I/O error, 2 invalid usage or input, 3 a --fail-on gate failed (the\n"
+      "output files are still written).");
   return sub;
 }
 
@@ -237,6 +351,7 @@ int run_diff(const DiffOptions& options) {
     if (!stack_mode && !dump_mode) {
       throw ToolError("give --model FILE --a A --b B, --stack FILE --a A --b B, or --dump-a A --dump-b B");
     }
+    const std::vector<DriftGate> gates = parse_drift_gates(options.fail_on, "--fail-on");
     std::size_t float_outputs = 0;
     if (model_mode) {
       diff_model(options, &report, &float_outputs);
@@ -245,6 +360,8 @@ int run_diff(const DiffOptions& options) {
     } else {
       diff_dumps(options, &report);
     }
+
+    const std::vector<GateFailure> failures = evaluate_drift_gates(report, gates);
 
     OutputFiles files;
     if (!options.csv.empty()) files.add(options.csv, drift_csv(report));
@@ -255,20 +372,27 @@ int run_diff(const DiffOptions& options) {
 
     fmt::memory_buffer out;
     auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(out), std::forward<decltype(args)>(args)...); };
-    put("diff: {}, {} {}\n", report.source, report.layers.size(),
-        model_mode ? "op outputs" : (stack_mode ? "layers" : "dump pairs"));
+    const std::size_t rows = report.layers.size();
+    put("diff: {}, {} {}\n", report.source, rows,
+        model_mode ? (rows == 1 ? "op output" : "op outputs")
+                   : (stack_mode ? (rows == 1 ? "layer" : "layers") : (rows == 1 ? "dump pair" : "dump pairs")));
     put("A = {}\nB = {}\n", report.label_a, report.label_b);
     if (stack_mode) {
       put("iso = layer under B fed A's previous output (this layer's own drift); acc = each side fed its own "
           "previous output.\n");
     }
-    put("diff = elements differing, % of the layer's elements, mae/max in LSBs, b-a = histogram of the non-zero "
-        "differences.\n\n");
+    if (report.has_lsb()) {
+      put("diff = elements differing, % of the layer's elements, mae/max in LSBs, b-a = histogram of the non-zero "
+          "differences.\n");
+    }
+    put("\n");
     render_drift_table(report, out);
     if (float_outputs > 0) {
-      put("\n{} float32 op output{} not in the table (the drift of float tensors is not measured yet).\n",
-          float_outputs, float_outputs == 1 ? "" : "s");
+      put("\n{} op output{} of other types (int32, int64) not in the table.\n", float_outputs,
+          float_outputs == 1 ? "" : "s");
     }
+    put("\n");
+    render_first_difference(report, out);
     if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated) {
       const LayerDrift& first = report.layers.front();
       const LayerDrift& last = report.layers.back();
@@ -278,10 +402,17 @@ int run_diff(const DiffOptions& options) {
           last.accumulated.percent_differing(), last.accumulated.mae, last.accumulated.max_abs_diff, last.index,
           last.index, last.isolated->percent_differing());
     }
+    if (options.worst > 0) render_worst_elements(report, options.worst, out);
+    if (options.per_channel) render_channel_tables(report, 16, out);
+    render_gate_failures(report, failures, 20, out);
+    if (!gates.empty() && failures.empty()) {
+      put("\n--fail-on: all {} gate{} passed on every layer.\n", gates.size(), gates.size() == 1 ? "" : "s");
+    }
     for (const std::string* path : {&options.csv, &options.json, &options.svg_histogram, &options.svg_propagation}) {
       if (!path->empty()) put("wrote {}\n", *path);
     }
-    return write_stdout(kCommand, out) ? kExitOk : kExitIoError;
+    if (!write_stdout(kCommand, out)) return kExitIoError;
+    return failures.empty() ? kExitOk : kExitGateFailed;
   } catch (const ToolError& e) {
     print_error(kCommand, e.what());
     return e.exit_code();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@ namespace qparity::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitIoError = 1;  ///< reading or writing failed, or an internal error
 inline constexpr int kExitUsage = 2;    ///< bad option, bad argument or malformed input
+inline constexpr int kExitGateFailed = 3;  ///< diff --fail-on: a tolerance gate failed
 
 struct ListOptions {
   bool cores = false;
@@ -105,6 +107,11 @@ struct DiffOptions {
   std::string dump_a;  ///< a .npy file or a directory of per-layer dumps
   std::string dump_b;
   std::string zero_point;  ///< dumps: the output zero point the cosine is taken around
+  std::string scale_a, zp_a, scale_b, zp_b;  ///< dumps: each side's quantization (real units)
+  std::string layout_a = "nhwc", layout_b = "nhwc";  ///< dumps: a 4-d dump's layout
+  bool reshape = false;   ///< dumps: compare by element count when the shapes differ
+  std::size_t worst = 0;  ///< worst elements listed per differing layer
+  std::vector<std::string> fail_on;  ///< tolerance gates (drift_gate.h)
   std::string csv;
   std::string json;
   std::string svg_histogram;

@@ -1,6 +1,7 @@
 #include "drift_report.h"
 
 #include <cstdio>
+#include <limits>
 
 #include "table.h"
 #include "tensor.h"
@@ -48,12 +49,48 @@ std::string csv_field(const std::string& s) {
 
 std::string percent_text(const DriftMetrics& m) { return fmt::format("{:.3f}", m.percent_differing()); }
 
-std::string metrics_json(const DriftMetrics& m, bool per_channel) {
+// A metric that may be infinite (SQNR, relative error): JSON has no infinity, so "inf" / "-inf"
+// as strings (the schema says so).
+std::string json_extended_number(double v) {
+  if (v == std::numeric_limits<double>::infinity()) return "\"inf\"";
+  if (v == -std::numeric_limits<double>::infinity()) return "\"-inf\"";
+  return json_number(v);
+}
+
+std::string coordinates_json(std::size_t index, const std::vector<std::size_t>& shape) {
+  return fmt::format("[{}]", fmt::join(coordinates_of(index, shape), ", "));
+}
+
+std::string worst_json(const std::vector<ElementPair>& worst, const std::vector<std::size_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < worst.size(); ++i) {
+    out += fmt::format("{}{{\"at\": {}, \"a\": {}, \"b\": {}}}", i ? ", " : "",
+                       coordinates_json(worst[i].index, shape), json_extended_number(worst[i].a),
+                       json_extended_number(worst[i].b));
+  }
+  return out + "]";
+}
+
+std::string real_json(const ValueDrift& r, const std::vector<std::size_t>& shape) {
+  return fmt::format(
+      "{{\"differing\": {}, \"percent_differing\": {}, \"nonfinite_mismatch\": {}, \"max_abs_diff\": {}, "
+      "\"mae\": {}, \"mean_diff\": {}, \"rmse\": {}, \"cosine\": {}, \"sqnr_db\": {}, \"rel_err\": {}, "
+      "\"worst\": {}}}",
+      r.differing, json_number(r.percent_differing()), r.nonfinite_mismatch, json_number(r.max_abs_diff),
+      json_number(r.mae), json_number(r.mean_diff), json_number(r.rmse), json_number(r.cosine),
+      json_extended_number(r.sqnr_db), json_extended_number(r.rel_err), worst_json(r.worst, shape));
+}
+
+std::string metrics_json(const DriftMetrics& m, bool per_channel, const std::vector<std::size_t>& shape) {
+  const std::string real = m.real ? real_json(*m.real, shape) : "null";
+  if (!m.lsb) {
+    return fmt::format("{{\"elements\": {}, \"lsb\": false, \"real\": {}}}", m.elements, real);
+  }
   std::string out = fmt::format(
-      "{{\"elements\": {}, \"differing\": {}, \"percent_differing\": {}, \"max_abs_diff\": {}, "
-      "\"mae\": {}, \"mean_diff\": {}, \"cosine\": {}, \"histogram\": [",
+      "{{\"elements\": {}, \"lsb\": true, \"differing\": {}, \"percent_differing\": {}, \"max_abs_diff\": {}, "
+      "\"mae\": {}, \"mean_diff\": {}, \"cosine\": {}, \"real\": {}, \"worst\": {}, \"histogram\": [",
       m.elements, m.differing, json_number(m.percent_differing()), m.max_abs_diff,
-      json_number(m.mae), json_number(m.mean_diff), json_number(m.cosine));
+      json_number(m.mae), json_number(m.mean_diff), json_number(m.cosine), real, worst_json(m.worst, shape));
   bool first = true;
   for (const auto& [d, count] : m.histogram) {
     out += fmt::format("{}[{}, {}]", first ? "" : ", ", d, count);
@@ -106,7 +143,29 @@ std::string histogram_text(const DriftMetrics& m, const char* separator, std::in
   return out.empty() ? "-" : out;
 }
 
-void render_drift_table(const DriftReport& report, fmt::memory_buffer& out) {
+bool DriftReport::has_lsb() const {
+  for (const LayerDrift& l : layers) {
+    if (l.accumulated.lsb) return true;
+  }
+  return false;
+}
+
+bool DriftReport::has_real() const {
+  for (const LayerDrift& l : layers) {
+    if (l.accumulated.real) return true;
+  }
+  return false;
+}
+
+std::string real_metric_text(double v, int digits) {
+  if (v == std::numeric_limits<double>::infinity()) return "inf";
+  if (v == -std::numeric_limits<double>::infinity()) return "-inf";
+  return fmt::format("{:.{}g}", v, digits);
+}
+
+namespace {
+
+void render_lsb_table(const DriftReport& report, fmt::memory_buffer& out) {
   const bool iso = report.has_isolated();
   const bool mixed = report.mixed_presets();
   std::vector<std::string> headers = {"layer", "name"};
@@ -127,6 +186,7 @@ void render_drift_table(const DriftReport& report, fmt::memory_buffer& out) {
   for (std::size_t c = first_number; c + 1 < headers.size(); ++c) table.set_align(c, Table::Align::kRight);
   table.set_align(0, Table::Align::kRight);
   for (const LayerDrift& l : report.layers) {
+    if (!l.accumulated.lsb) continue;
     std::vector<std::string> row = {std::to_string(l.index), l.name};
     if (mixed) {
       row.push_back(l.preset_a);
@@ -134,7 +194,7 @@ void render_drift_table(const DriftReport& report, fmt::memory_buffer& out) {
     }
     row.push_back(std::to_string(l.accumulated.elements));
     if (iso) {
-      if (l.isolated) {
+      if (l.isolated && l.isolated->lsb) {
         row.push_back(std::to_string(l.isolated->differing));
         row.push_back(percent_text(*l.isolated));
         row.push_back(fmt::format("{:.4f}", l.isolated->mae));
@@ -155,20 +215,98 @@ void render_drift_table(const DriftReport& report, fmt::memory_buffer& out) {
   table.render(out);
 }
 
+void render_real_table(const DriftReport& report, fmt::memory_buffer& out) {
+  const bool iso = report.has_isolated();
+  const bool mixed = report.mixed_presets();
+  std::vector<std::string> headers = {"layer", "name"};
+  if (mixed) {
+    headers.push_back("A");
+    headers.push_back("B");
+  }
+  headers.push_back("elements");
+  if (iso) {
+    for (const char* h : {"iso.%", "iso.max", "iso.sqnr"}) headers.push_back(h);
+  }
+  for (const char* h : {"acc.%", "acc.mae", "acc.max", "acc.rmse", "acc.cosine", "acc.sqnr", "acc.rel"}) {
+    headers.push_back(h);
+  }
+  Table table(headers);
+  const std::size_t first_number = mixed ? 4 : 2;
+  for (std::size_t c = first_number; c < headers.size(); ++c) table.set_align(c, Table::Align::kRight);
+  table.set_align(0, Table::Align::kRight);
+  for (const LayerDrift& l : report.layers) {
+    if (!l.accumulated.real) continue;
+    std::vector<std::string> row = {std::to_string(l.index), l.name};
+    if (mixed) {
+      row.push_back(l.preset_a);
+      row.push_back(l.preset_b);
+    }
+    row.push_back(std::to_string(l.accumulated.elements));
+    if (iso) {
+      if (l.isolated && l.isolated->real) {
+        const ValueDrift& r = *l.isolated->real;
+        row.push_back(fmt::format("{:.3f}", r.percent_differing()));
+        row.push_back(real_metric_text(r.max_abs_diff, 4));
+        row.push_back(real_metric_text(r.sqnr_db, 4));
+      } else {
+        for (int i = 0; i < 3; ++i) row.push_back("-");
+      }
+    }
+    const ValueDrift& r = *l.accumulated.real;
+    row.push_back(fmt::format("{:.3f}", r.percent_differing()));
+    row.push_back(real_metric_text(r.mae, 4));
+    row.push_back(real_metric_text(r.max_abs_diff, 4));
+    row.push_back(real_metric_text(r.rmse, 4));
+    row.push_back(fmt::format("{:.6f}", r.cosine));
+    row.push_back(real_metric_text(r.sqnr_db, 4));
+    row.push_back(real_metric_text(r.rel_err, 3));
+    table.add_row(std::move(row));
+  }
+  table.render(out);
+}
+
+}  // namespace
+
+void render_drift_table(const DriftReport& report, fmt::memory_buffer& out) {
+  const bool lsb = report.has_lsb(), real = report.has_real();
+  if (lsb) render_lsb_table(report, out);
+  if (real) {
+    if (lsb) fmt::format_to(std::back_inserter(out), "\n");
+    fmt::format_to(std::back_inserter(out),
+                   "In real units (float values; integers dequantized with their own scale and zero point): % "
+                   "differing, MAE, max |diff|, RMSE, cosine, SQNR (dB, of A over B - A), relative error "
+                   "|B - A| / |A|.\n");
+    render_real_table(report, out);
+  }
+}
+
 std::string drift_csv(const DriftReport& report) {
   std::string out =
       "layer,name,preset_a,preset_b,shape,elements,"
       "iso_differing,iso_percent,iso_max_abs_diff,iso_mae,iso_mean_diff,iso_cosine,"
-      "acc_differing,acc_percent,acc_max_abs_diff,acc_mae,acc_mean_diff,acc_cosine,acc_histogram\n";
+      "acc_differing,acc_percent,acc_max_abs_diff,acc_mae,acc_mean_diff,acc_cosine,acc_histogram,"
+      "iso_real_percent,iso_real_max_abs_diff,iso_real_mae,iso_real_rmse,iso_real_cosine,iso_real_sqnr_db,"
+      "iso_real_rel_err,"
+      "acc_real_percent,acc_real_max_abs_diff,acc_real_mae,acc_real_rmse,acc_real_cosine,acc_real_sqnr_db,"
+      "acc_real_rel_err\n";
   auto metrics = [](const DriftMetrics& m) {
+    if (!m.lsb) return std::string(",,,,,");
     return fmt::format("{},{},{},{},{},{}", m.differing, m.percent_differing(), m.max_abs_diff,
                        m.mae, m.mean_diff, m.cosine);
   };
+  auto real = [](const DriftMetrics* m) {
+    if (m == nullptr || !m->real) return std::string(",,,,,,");
+    const ValueDrift& r = *m->real;
+    return fmt::format("{},{},{},{},{},{},{}", r.percent_differing(), r.max_abs_diff, r.mae, r.rmse, r.cosine,
+                       real_metric_text(r.sqnr_db, 17), real_metric_text(r.rel_err, 17));
+  };
   for (const LayerDrift& l : report.layers) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", l.index, csv_field(l.name),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", l.index, csv_field(l.name),
                        csv_field(l.preset_a), csv_field(l.preset_b), csv_field(shape_text(l.shape)),
                        l.accumulated.elements, l.isolated ? metrics(*l.isolated) : ",,,,,",
-                       metrics(l.accumulated), csv_field(histogram_text(l.accumulated, ";")));
+                       metrics(l.accumulated),
+                       l.accumulated.lsb ? csv_field(histogram_text(l.accumulated, ";")) : std::string(),
+                       real(l.isolated ? &*l.isolated : nullptr), real(&l.accumulated));
   }
   return out;
 }
@@ -187,8 +325,8 @@ std::string drift_json(const DriftReport& report) {
         "\"zero_point\": {},\n     \"isolated\": {},\n     \"accumulated\": {}}}",
         i == 0 ? "" : ",", l.index, json_string(l.name), json_string(l.preset_a),
         json_string(l.preset_b), shape, l.zero_point,
-        l.isolated ? metrics_json(*l.isolated, report.per_channel) : "null",
-        metrics_json(l.accumulated, report.per_channel));
+        l.isolated ? metrics_json(*l.isolated, report.per_channel, l.shape) : "null",
+        metrics_json(l.accumulated, report.per_channel, l.shape));
   }
   out += "\n  ]\n}\n";
   return out;

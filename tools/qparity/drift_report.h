@@ -39,12 +39,16 @@ struct DriftReport {
 
   /// Whether any layer has isolated metrics (stack mode).
   bool has_isolated() const;
+  /// Whether any layer has integer (LSB) metrics, or metrics in real units.
+  bool has_lsb() const;
+  bool has_real() const;
   /// Whether A's or B's preset differs between layers (a preset map): the table then names them.
   bool mixed_presets() const;
 };
 
-/// The aligned table: one row per layer; isolated and accumulated differing (count and %), MAE
-/// and max |diff|, accumulated cosine and the accumulated histogram's non-zero bins.
+/// The aligned tables. In LSBs, one row per layer with integer metrics: isolated and accumulated
+/// differing (count and %), MAE and max |diff|, accumulated cosine and the accumulated histogram's
+/// non-zero bins. In real units, one row per layer with real metrics (value_drift.h).
 void render_drift_table(const DriftReport& report, fmt::memory_buffer& out);
 
 /// One header line, one row per layer (columns listed in the file's header line; isolated
@@ -53,9 +57,17 @@ std::string drift_csv(const DriftReport& report);
 
 /// {"a", "b", "source", "layers": [{"index", "name", "preset_a", "preset_b", "shape",
 /// "zero_point", "isolated": metrics | null, "accumulated": metrics}]} with metrics
-/// {"elements", "differing", "percent_differing", "max_abs_diff", "mae", "mean_diff", "cosine",
-/// "histogram": [[b - a, count], ...], "channels": [...] (only with per_channel)}.
+/// {"elements", "lsb": true, "differing", "percent_differing", "max_abs_diff", "mae", "mean_diff",
+/// "cosine", "real": real | null, "worst": [{"at": [n, h, w, c], "a", "b"}, ...],
+/// "histogram": [[b - a, count], ...], "channels": [...] (only with per_channel)}, or
+/// {"elements", "lsb": false, "real": real} for float comparisons; real = {"differing",
+/// "percent_differing", "nonfinite_mismatch", "max_abs_diff", "mae", "mean_diff", "rmse",
+/// "cosine", "sqnr_db", "rel_err", "worst"}, where sqnr_db and rel_err may be the strings "inf" /
+/// "-inf" (JSON has no infinity) and worst values may be "inf", "-inf" or null (NaN).
 std::string drift_json(const DriftReport& report);
+
+/// A real-unit metric with `digits` significant digits, "inf" / "-inf" for infinities.
+std::string real_metric_text(double v, int digits);
 
 /// "-1:12 +1:30" (the non-zero bins of a histogram, ascending), or "-" if there are none. With
 /// `limit` > 0, bins beyond +-limit are summed into one "|d|>limit:N" item (the table's width).

@@ -197,7 +197,8 @@ constexpr DescrEntry kDescrs[] = {
     {"|u1", DType::kUint8},   {"<u1", DType::kUint8},   {"=u1", DType::kUint8},
     {"<i2", DType::kInt16},   {"=i2", DType::kInt16},   {"<i4", DType::kInt32},
     {"=i4", DType::kInt32},   {"<f4", DType::kFloat32}, {"=f4", DType::kFloat32},
-    {"<i8", DType::kInt64},   {"=i8", DType::kInt64},
+    {"<i8", DType::kInt64},   {"=i8", DType::kInt64},   {"<f2", DType::kFloat16},
+    {"=f2", DType::kFloat16}, {"<f8", DType::kFloat64}, {"=f8", DType::kFloat64},
 };
 
 DType dtype_of_descr(const std::string& descr, const std::string& name) {
@@ -210,13 +211,12 @@ DType dtype_of_descr(const std::string& descr, const std::string& name) {
     why = " (big-endian)";
   } else if (descr.size() >= 2 && descr[1] == 'b') {
     why = " (bool)";
-  } else if (descr == "<f8" || descr == "<f2") {
-    why = descr == "<f8" ? " (float64)" : " (float16)";
-  } else if (descr == "<i8" || descr == "<u2" || descr == "<u4" || descr == "<u8") {
-    why = " (integer width not supported)";
+  } else if (descr == "<u2" || descr == "<u4" || descr == "<u8") {
+    why = " (unsigned integer width not supported)";
   }
   fail(name, fmt::format("unsupported dtype '{}'{}; allowed: '|i1' (int8), '|u1' (uint8), "
-                         "'<i2' (int16), '<i4' (int32), '<f4' (float32)",
+                         "'<i2' (int16), '<i4' (int32), '<i8' (int64), '<f2' (float16), '<f4' (float32), "
+                         "'<f8' (float64)",
                          shown, why));
 }
 
@@ -228,6 +228,8 @@ const char* descr_of(DType dtype) {
     case DType::kInt32: return "<i4";
     case DType::kFloat32: return "<f4";
     case DType::kInt64: return "<i8";
+    case DType::kFloat16: return "<f2";
+    case DType::kFloat64: return "<f8";
   }
   return "?";
 }

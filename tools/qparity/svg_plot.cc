@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "tool_error.h"
+
 namespace qparity::cli {
 namespace {
 
@@ -126,7 +128,29 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-std::string histogram_svg(const DriftReport& report) {
+namespace {
+
+// The plots show drift in LSBs: the layers compared as integers of one grid. Float comparisons
+// (real units only) are in the table, the CSV and the JSON.
+DriftReport lsb_layers(const DriftReport& report, const char* plot) {
+  DriftReport out = report;
+  out.layers.clear();
+  for (const LayerDrift& l : report.layers) {
+    if (l.accumulated.lsb) out.layers.push_back(l);
+  }
+  if (out.layers.empty()) {
+    throw ToolError(fmt::format("{} plots drift in LSBs, and no layer here was compared as integers (float "
+                                "tensors, or integer tensors of different types, are compared in real units: "
+                                "see the table, --csv or --json)",
+                                plot));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string histogram_svg(const DriftReport& full_report) {
+  const DriftReport report = lsb_layers(full_report, "--svg-histogram");
   const std::size_t n = report.layers.size();
   const bool iso = report.has_isolated();
   std::int64_t limit = 1;
@@ -208,7 +232,8 @@ std::string histogram_svg(const DriftReport& report) {
   return svg.finish();
 }
 
-std::string propagation_svg(const DriftReport& report) {
+std::string propagation_svg(const DriftReport& full_report) {
+  const DriftReport report = lsb_layers(full_report, "--svg-propagation");
   const std::size_t n = report.layers.size();
   const bool iso = report.has_isolated();
   const double width = 760, left = 70, right = 20, top = 100, chart_h = 220, gap = 60;

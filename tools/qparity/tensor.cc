@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "qparity/float_formats.h"
 #include "tool_error.h"
 
 // Element bytes are stored little-endian (the .npy descr the tool writes says '<'); the library
@@ -21,6 +22,8 @@ const char* to_string(DType dtype) {
     case DType::kInt32: return "int32";
     case DType::kFloat32: return "float32";
     case DType::kInt64: return "int64";
+    case DType::kFloat16: return "float16";
+    case DType::kFloat64: return "float64";
   }
   return "?";
 }
@@ -29,17 +32,23 @@ std::size_t size_of(DType dtype) {
   switch (dtype) {
     case DType::kInt8:
     case DType::kUint8: return 1;
-    case DType::kInt16: return 2;
+    case DType::kInt16:
+    case DType::kFloat16: return 2;
     case DType::kInt32:
     case DType::kFloat32: return 4;
-    case DType::kInt64: return 8;
+    case DType::kInt64:
+    case DType::kFloat64: return 8;
   }
   return 1;
 }
 
+bool is_float(DType dtype) {
+  return dtype == DType::kFloat16 || dtype == DType::kFloat32 || dtype == DType::kFloat64;
+}
+
 bool dtype_from_string(const std::string& text, DType* out) {
   for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32, DType::kFloat32,
-                  DType::kInt64}) {
+                  DType::kInt64, DType::kFloat16, DType::kFloat64}) {
     if (text == to_string(d)) {
       *out = d;
       return true;
@@ -54,7 +63,9 @@ std::int64_t dtype_min(DType dtype) {
     case DType::kUint8: return 0;
     case DType::kInt16: return -32768;
     case DType::kInt32:
-    case DType::kFloat32: return std::numeric_limits<std::int32_t>::min();
+    case DType::kFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64: return std::numeric_limits<std::int32_t>::min();
     case DType::kInt64: return std::numeric_limits<std::int64_t>::min();
   }
   return 0;
@@ -66,7 +77,9 @@ std::int64_t dtype_max(DType dtype) {
     case DType::kUint8: return 255;
     case DType::kInt16: return 32767;
     case DType::kInt32:
-    case DType::kFloat32: return std::numeric_limits<std::int32_t>::max();
+    case DType::kFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64: return std::numeric_limits<std::int32_t>::max();
     case DType::kInt64: return std::numeric_limits<std::int64_t>::max();
   }
   return 0;
@@ -110,16 +123,36 @@ std::int64_t Tensor::integer_at(std::size_t i) const {
       std::memcpy(&v, p, sizeof v);
       return v;
     }
-    case DType::kFloat32: break;
+    case DType::kFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64: break;
   }
-  throw ToolError("a float32 tensor has no integer elements; allowed: int8, uint8, int16, int32, int64");
+  throw ToolError(fmt::format("a {} tensor has no integer elements; allowed: int8, uint8, int16, int32, int64",
+                              to_string(dtype)));
 }
 
 double Tensor::value_at(std::size_t i) const {
-  if (dtype == DType::kFloat32) {
-    float v;
-    std::memcpy(&v, bytes.data() + i * 4, sizeof v);
-    return v;
+  switch (dtype) {
+    case DType::kFloat16: {
+      std::uint16_t h;
+      std::memcpy(&h, bytes.data() + i * 2, sizeof h);
+      return float16_to_float(h);
+    }
+    case DType::kFloat32: {
+      float v;
+      std::memcpy(&v, bytes.data() + i * 4, sizeof v);
+      return v;
+    }
+    case DType::kFloat64: {
+      double v;
+      std::memcpy(&v, bytes.data() + i * 8, sizeof v);
+      return v;
+    }
+    case DType::kInt8:
+    case DType::kUint8:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64: break;
   }
   return static_cast<double>(integer_at(i));
 }
@@ -141,6 +174,16 @@ void Tensor::set_integer(std::size_t i, std::int64_t v) {
     }
     case DType::kFloat32: {
       const auto x = static_cast<float>(v);
+      std::memcpy(p, &x, sizeof x);
+      return;
+    }
+    case DType::kFloat16: {
+      const std::uint16_t x = float_to_float16(static_cast<float>(v));
+      std::memcpy(p, &x, sizeof x);
+      return;
+    }
+    case DType::kFloat64: {
+      const auto x = static_cast<double>(v);
       std::memcpy(p, &x, sizeof x);
       return;
     }
@@ -182,7 +225,7 @@ std::uint64_t splitmix64_next(std::uint64_t* state) {
 
 Tensor generate_tensor(DType dtype, std::vector<std::size_t> shape, std::uint64_t seed,
                        std::int64_t min, std::int64_t max) {
-  if (dtype == DType::kFloat32 || dtype == DType::kInt64) {
+  if (is_float(dtype) || dtype == DType::kInt64) {
     throw ToolError("generated tensors are integer tensors; allowed dtypes: int8, uint8, int16, int32");
   }
   if (min > max || min < dtype_min(dtype) || max > dtype_max(dtype)) {

@@ -9,15 +9,19 @@
 
 namespace qparity::cli {
 
-/// The element types the tool reads and writes (.npy descr |i1 |u1 <i2 <i4 <f4 <i8). int64 is
-/// for the index tensors of models (shapes, paddings, axes), not for activations.
-enum class DType : std::uint8_t { kInt8, kUint8, kInt16, kInt32, kFloat32, kInt64 };
+/// The element types the tool reads and writes (.npy descr |i1 |u1 <i2 <i4 <f4 <i8 <f2 <f8). int64
+/// is for the index tensors of models (shapes, paddings, axes), not for activations; float16 and
+/// float64 are for comparing float dumps (a GPU's FP16 output, numpy's default float64).
+enum class DType : std::uint8_t { kInt8, kUint8, kInt16, kInt32, kFloat32, kInt64, kFloat16, kFloat64 };
 
-/// "int8", "uint8", "int16", "int32", "float32", "int64".
+/// "int8", "uint8", "int16", "int32", "float32", "int64", "float16", "float64".
 const char* to_string(DType dtype);
 
-/// Bytes per element: 1, 1, 2, 4, 4, 8.
+/// Bytes per element: 1, 1, 2, 4, 4, 8, 2, 8.
 std::size_t size_of(DType dtype);
+
+/// float16, float32 or float64.
+bool is_float(DType dtype);
 
 /// Parses the names to_string prints; false for anything else.
 bool dtype_from_string(const std::string& text, DType* out);
@@ -34,9 +38,9 @@ struct Tensor {
 
   /// Product of the shape (1 for a 0-d tensor).
   std::size_t elements() const;
-  /// Element i of an integer tensor, sign- or zero-extended. Throws ToolError for float32.
+  /// Element i of an integer tensor, sign- or zero-extended. Throws ToolError for a float dtype.
   std::int64_t integer_at(std::size_t i) const;
-  /// Element i as a double (exact for every dtype).
+  /// Element i as a double (exact for every dtype but int64 beyond 2^53).
   double value_at(std::size_t i) const;
   /// Stores v (which must fit the integer dtype; it is truncated to the dtype's width otherwise).
   void set_integer(std::size_t i, std::int64_t v);

@@ -24,6 +24,8 @@ tflite::TensorType tflite_type(DType d) {
     case DType::kInt32: return tflite::TensorType_INT32;
     case DType::kInt64: return tflite::TensorType_INT64;
     case DType::kFloat32: return tflite::TensorType_FLOAT32;
+    case DType::kFloat16: return tflite::TensorType_FLOAT16;
+    case DType::kFloat64: return tflite::TensorType_FLOAT64;
   }
   return tflite::TensorType_FLOAT32;
 }
