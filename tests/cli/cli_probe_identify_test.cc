@@ -164,10 +164,6 @@ TEST(CliIdentify, BadInput) {
   r = run_cli({"identify", "--probe", dir + "/probe", "--observed", dir + "/nowhere"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "--observed: " + dir + "/nowhere is not a directory")) << r.err;
-  ::unlink((dir + "/obs/zero_point.npy").c_str());
-  r = run_cli({"identify", "--probe", dir + "/probe", "--observed", dir + "/obs"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(contains(r.err, "zero_point.npy")) << r.err;
   r = run_cli({"identify", "--probe", dir, "--observed", dir + "/obs"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(contains(r.err, dir + "/probe.json")) << r.err;
@@ -177,6 +173,41 @@ TEST(CliIdentify, BadInput) {
   r = run_cli({"identify", "--observed", dir + "/obs"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "qparity identify: give --probe DIR or --stack FILE (see --help)\n");
+}
+
+TEST(CliIdentify, RanksOnTheProbesItHasAndNamesTheMissingOnes) {
+  const std::string dir = fresh_dir("missing");
+  ASSERT_EQ(run_cli({"probe", "--output", dir + "/probe"}).exit_code, 0);
+  simulate_device(dir + "/probe", "tflite-reference", dir + "/obs");
+  ::unlink((dir + "/obs/zero_point.npy").c_str());
+  CliResult r = run_cli({"identify", "--probe", dir + "/probe", "--observed", dir + "/obs"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "probes observed; missing: zero_point)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "tflite-reference")) << r.out;
+  // No probe output at all: an error, not an empty ranking.
+  ::mkdir((dir + "/empty").c_str(), 0777);
+  r = run_cli({"identify", "--probe", dir + "/probe", "--observed", dir + "/empty"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--observed: " + dir + "/empty holds none of the")) << r.err;
+}
+
+TEST(CliIdentify, ObservedOutputsOfAnotherTypeAreRefusedWithWhatToConvert) {
+  const std::string dir = fresh_dir("dtype");
+  ASSERT_EQ(run_cli({"probe", "--output", dir + "/probe"}).exit_code, 0);
+  simulate_device(dir + "/probe", "tflite-reference", dir + "/obs");
+  const qparity::cli::Tensor ties = qparity::cli::read_npy(dir + "/obs/ties.npy");
+  qparity::cli::Tensor u = qparity::cli::make_tensor(qparity::cli::DType::kUint8, ties.shape);
+  for (std::size_t i = 0; i < u.elements(); ++i) u.set_integer(i, ties.integer_at(i) + 128);
+  qparity::cli::write_npy(dir + "/obs/ties.npy", u);
+  CliResult r = run_cli({"identify", "--probe", dir + "/probe", "--observed", dir + "/obs"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "qparity identify: observed output of 'ties' is uint8; the layer's output is int8: if the "
+                              "device stores the same tensor as uint8 with the zero point moved by 128, convert it"))
+      << r.err;
+  qparity::cli::write_npy(dir + "/obs/ties.npy", qparity::cli::make_tensor(qparity::cli::DType::kFloat32, ties.shape));
+  r = run_cli({"identify", "--probe", dir + "/probe", "--observed", dir + "/obs"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "is float32; the layer's output is int8: identify compares the stored integers")) << r.err;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 //                                                    values of its inputs (every node under one
 //                                                    candidate preset and the op style it implies).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -75,8 +76,29 @@ void load_inputs(const IdentifyOptions& o, std::vector<ProbeCase>* cases, std::v
       throw ToolError(fmt::format("--observed: {} is not a directory (with --probe it holds <name>.npy per probe)",
                                   o.observed));
     }
-    for (const ProbeCase& c : *cases) observed->push_back(read_npy(o.observed + "/" + c.name + ".npy"));
+    // A device run often loses a probe or two (an op the delegate refused, a crashed case): rank on
+    // the probes whose outputs are there and say which are missing.
+    const std::vector<ProbeCase> all = std::move(*cases);
+    cases->clear();
+    std::vector<std::string> missing;
+    for (const ProbeCase& c : all) {
+      const std::string path = o.observed + "/" + c.name + ".npy";
+      if (::access(path.c_str(), F_OK) != 0) {
+        missing.push_back(c.name);
+        continue;
+      }
+      observed->push_back(read_npy(path));
+      cases->push_back(c);
+    }
+    if (cases->empty()) {
+      throw ToolError(fmt::format("--observed: {} holds none of the {} probe outputs (<name>.npy, e.g. {}.npy)",
+                                  o.observed, all.size(), all.empty() ? "conv" : all.front().name));
+    }
     *what = fmt::format("probe set {}", o.probe);
+    if (!missing.empty()) {
+      *what += fmt::format(" ({} of {} probes observed; missing: {})", cases->size(), all.size(),
+                           fmt::join(missing, ", "));
+    }
     return;
   }
   if (o.stack.empty()) throw ToolError("give --probe DIR or --stack FILE (see --help)");

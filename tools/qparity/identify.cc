@@ -36,9 +36,20 @@ Identification identify(const std::vector<ProbeCase>& cases, const std::vector<T
       throw ToolError(fmt::format("observed output of '{}' has shape {}; the layer gives {}", cases[i].name,
                                   shape_text(observed[i].shape), shape_text(expected)));
     }
-    if (observed[i].dtype == DType::kFloat32) {
-      throw ToolError(fmt::format("observed output of '{}' is float32; allowed: the layer's integer output",
-                                  cases[i].name));
+    const DType want = cases[i].layer.output_dtype.value_or(cases[i].input.dtype);
+    if (observed[i].dtype != want) {
+      std::string hint = "save the device's output in the layer's type";
+      if ((want == DType::kInt8 && observed[i].dtype == DType::kUint8) ||
+          (want == DType::kUint8 && observed[i].dtype == DType::kInt8)) {
+        hint = fmt::format("if the device stores the same tensor as {} with the zero point moved by 128, convert it "
+                           "(numpy: (x.astype(np.int16) {} 128).astype(np.{}))",
+                           to_string(observed[i].dtype), want == DType::kInt8 ? "-" : "+", to_string(want));
+      } else if (is_float(observed[i].dtype)) {
+        hint = "identify compares the stored integers; quantize the device's output with the layer's output scale "
+               "and zero point, or compare it in real units with `qparity diff --dump-a ... --scale-a ...`";
+      }
+      throw ToolError(fmt::format("observed output of '{}' is {}; the layer's output is {}: {}", cases[i].name,
+                                  to_string(observed[i].dtype), to_string(want), hint));
     }
   }
   std::vector<std::string> names;
