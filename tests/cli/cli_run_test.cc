@@ -67,7 +67,7 @@ struct ConvData {
   float input_scale = 0.047f, output_scale = 0.061f;
 };
 
-const char* const kConvParams = R"({"strides": [2, 1], "dilations": [1, 2], "padding": "SAME",
+const char* const kConvParams = R"({"strides": [2, 1], "dilations": [1, 2], "padding": "SAME", "groups": 2,
   "input_zero_point": -5, "output_zero_point": 3, "input_scale": 0.047,
   "filter_scales": [0.011, 0.0093, 0.02, 0.0041], "output_scale": 0.061, "activation": "RELU6"})";
 
@@ -203,7 +203,7 @@ TEST(CliRun, FullyConnectedFlattensItsInputAndMatchesTheReference) {
   const std::string b = save(dir, "b.npy", tensor_of(DType::kInt32, {5}, bias));
   const std::string params = dir + "/p.json";
   write_bytes(params, R"({"input_zero_point": 9, "filter_zero_point": 0, "output_zero_point": -2,
-    "input_scale": 0.031, "filter_scales": 0.0077, "output_scale": 0.29, "output_dtype": "int32",
+    "input_scale": 0.031, "filter_scales": 0.0077, "output_scale": 0.29, "output_dtype": "int32", "fold_batch": true,
     "activation": "RELU"})");
   for (const char* name : kPresets) {
     SCOPED_TRACE(name);
@@ -332,6 +332,62 @@ TEST(CliRun, StackChainsTheLayersAndWritesEveryOutput) {
   EXPECT_NE(read_bytes(dir + "/z.npy"), read_bytes(dir + "/all_tflite-reference/2_fc.npy"));
 }
 
+// A stack's layers must fit together: shapes (no silently grouped conv, no silent batch folding)
+// and quantization (one tensor, one scale and zero point). Each error names both layers.
+TEST(CliRun, StackLayersMustChain) {
+  const std::string dir = make_temp_dir("run_chain");
+  save(dir, "conv_w.npy", qparity::cli::generate_tensor(DType::kInt8, {4, 3, 3, 3}, 99, -127, 127));
+  struct Case {
+    std::string from, to, message;
+  };
+  const std::vector<Case> cases = {
+      {R"("input_zero_point": -1, "input_scale": 0.03)", R"("input_zero_point": 0, "input_scale": 0.03)",
+       "layers[1].input_zero_point: input_zero_point 0 differs from layers[0] ('conv')'s output_zero_point -1; a "
+       "stack feeds each layer the previous layer's output unchanged"},
+      {R"("input_zero_point": -1, "input_scale": 0.03)", R"("input_zero_point": -1, "input_scale": 0.031)",
+       "layers[1].input_scale: input_scale 0.031 differs from layers[0] ('conv')'s output_scale 0.03"},
+      {R"("shape": [6, 36])", R"("shape": [6, 12])",
+       "the input's last dimension is 4 and it has 36 elements, but the filter's input depth is 12: read as TFLite "
+       "does, it would be a batch of 3; say \"fold_batch\": true if that is meant (its input is the output of "
+       "layers[1] 'dw': int8 [1, 3, 3, 4])"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    std::string text = kStack;
+    const std::size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    write_bytes(dir + "/s.json", text);
+    const CliResult r = run_cli({"run", "--stack", dir + "/s.json", "--preset", "tflite-reference", "--output",
+                                 dir + "/y.npy"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_FALSE(file_exists(dir + "/y.npy"));
+  }
+  // A second conv whose filter expects another depth: an error with the grouped-conv hint and the
+  // layer that produced the input; with "groups" it runs.
+  std::string text = kStack;
+  const std::string dw = R"({"type": "depthwise_conv2d", "name": "dw", "strides": [2, 2], "padding": "VALID",
+     "input_zero_point": -1, "input_scale": 0.03, "filter_scales": [0.01, 0.012, 0.009, 0.011],
+     "output_scale": 0.02, "filter": {"seed": 7, "shape": [1, 3, 3, 4], "min": -127, "max": 127}})";
+  const std::string conv2 = R"({"type": "conv2d", "name": "c2", "strides": [2, 2], "padding": "VALID",
+     "input_zero_point": -1, "input_scale": 0.03, "filter_scales": 0.01,
+     "output_scale": 0.02, "filter": {"seed": 7, "shape": [4, 3, 3, 2], "min": -127, "max": 127}})";
+  ASSERT_NE(text.find(dw), std::string::npos);
+  text.replace(text.find(dw), dw.size(), conv2);
+  write_bytes(dir + "/s.json", text);
+  CliResult r = run_cli({"run", "--stack", dir + "/s.json", "--preset", "tflite-reference", "--output", dir + "/y.npy"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the input has 4 channels but the filter's I (OHWI) is 2; a grouped convolution says so: "
+                       "\"groups\": 2 (its input is the output of layers[0] 'conv': int8 [1, 8, 8, 4])"),
+            std::string::npos)
+      << r.err;
+  text.replace(text.find(R"("name": "c2",)"), 13, R"("name": "c2", "groups": 2,)");
+  write_bytes(dir + "/s.json", text);
+  r = run_cli({"run", "--stack", dir + "/s.json", "--preset", "tflite-reference", "--output", dir + "/y.npy"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(CliRun, FailuresLeaveNoOutputFile) {
   const std::string dir = make_temp_dir("run_fail");
   save(dir, "conv_w.npy", qparity::cli::generate_tensor(DType::kInt8, {4, 3, 3, 3}, 99, -127, 127));
@@ -346,7 +402,7 @@ TEST(CliRun, FailuresLeaveNoOutputFile) {
   EXPECT_EQ(r.err,
             "qparity run: layers[2]: layer 'fc' (fully_connected): input shape [1, 3, 3, 4] and filter shape [6, 35] "
             "do not fit: the input's 36 elements are not a positive multiple of the filter's input depth 35 (OI "
-            "filter)\n");
+            "filter) (its input is the output of layers[1] 'dw': int8 [1, 3, 3, 4])\n");
   EXPECT_EQ(read_bytes(dir + "/y.npy"), "previous content");
   EXPECT_FALSE(file_exists(dir + "/all"));
   EXPECT_EQ(list_dir(dir), (std::vector<std::string>{"conv_w.npy", "s.json", "y.npy"}));
@@ -360,7 +416,7 @@ TEST(CliRun, FailuresLeaveNoOutputFile) {
   EXPECT_EQ(conv.exit_code, 2);
   EXPECT_EQ(conv.err,
             "qparity run: layer 'stem' (conv2d): input shape [1, 5, 5, 4] and filter shape [2, 3, 3, 3] do not fit: "
-            "input channels 4 are not a multiple of the filter's 3 (OHWI, I = in_channels / groups)\n");
+            "the input has 4 channels but the filter's I (OHWI) is 3\n");
   EXPECT_FALSE(file_exists(dir + "/out.npy"));
 
   // A parameter the preset cannot represent: the layer, the value and the preset.

@@ -120,7 +120,8 @@ void diff_stack(const DiffOptions& o, DriftReport* report) {
       a_prev = std::move(a);
       b_prev = std::move(b);
     } catch (const ToolError& e) {
-      throw ToolError(fmt::format("{}: {}", layer_label(i, layer), e.what()), e.exit_code());
+      throw ToolError(fmt::format("{}: {}{}", layer_label(i, layer), e.what(), chained_input_note(stack, i, a_prev)),
+                      e.exit_code());
     }
     report->layers.push_back(std::move(d));
   }

@@ -361,7 +361,7 @@ const std::vector<const char*> kLayerKeys = {
     "type", "name", "comment", "strides", "dilations", "padding", "groups", "depth_multiplier",
     "input_zero_point", "filter_zero_point", "output_zero_point", "input_scale", "filter_scales",
     "output_scale", "multipliers", "shifts", "activation", "activation_min", "activation_max",
-    "output_dtype", "filter", "bias"};
+    "output_dtype", "filter", "bias", "fold_batch"};
 
 void check_name(const Node& n, const std::string& name) {
   bool ok = !name.empty() && name.size() <= 64 && name[0] != '.';
@@ -430,6 +430,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
   only_for("padding", conv, "conv2d and depthwise_conv2d");
   only_for("groups", layer.type == LayerType::kConv2D, "conv2d");
   only_for("depth_multiplier", layer.type == LayerType::kDepthwiseConv2D, "depthwise_conv2d");
+  only_for("fold_batch", layer.type == LayerType::kFullyConnected, "fully_connected");
 
   if (n.has("strides")) get_pair(n.child("strides"), &layer.window.stride_h, &layer.window.stride_w);
   if (n.has("dilations")) get_pair(n.child("dilations"), &layer.window.dilation_h, &layer.window.dilation_w);
@@ -460,6 +461,11 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
       fail(p, fmt::format("expected \"SAME\", \"VALID\" or {{\"top\", \"bottom\", \"left\", \"right\"}}, got {}",
                           type_name(p.value)));
     }
+  }
+  if (n.has("fold_batch")) {
+    const Node b = n.child("fold_batch");
+    if (!b.value.is_boolean()) fail(b, fmt::format("expected true or false, got {}", type_name(b.value)));
+    layer.fold_batch = b.value.get<bool>();
   }
   if (n.has("groups")) layer.groups = static_cast<std::size_t>(get_int(n.child("groups"), 1, std::int64_t{1} << 24));
   if (n.has("depth_multiplier")) {
@@ -627,6 +633,24 @@ Stack parse_stack_node(const Node& root, const std::string& base_dir) {
   }
   for (std::size_t i = 0; i < layers.value.size(); ++i) {
     stack.layers.push_back(parse_layer_node(layers.element(i), base_dir, {}));
+    if (i == 0) continue;
+    // A stack feeds each layer the previous one's output as it is: one tensor, one quantization.
+    const Layer& prev = stack.layers[i - 1];
+    const Layer& cur = stack.layers[i];
+    const Node node = layers.element(i);
+    const std::string prev_name = fmt::format("layers[{}] ('{}')", i - 1, prev.name);
+    if (cur.input_zero_point != prev.output_zero_point) {
+      fail(node.has("input_zero_point") ? node.child("input_zero_point") : node,
+           fmt::format("input_zero_point {} differs from {}'s output_zero_point {}; a stack feeds each layer the "
+                       "previous layer's output unchanged, so both must be the same",
+                       cur.input_zero_point, prev_name, prev.output_zero_point));
+    }
+    if (cur.input_scale && prev.output_scale && *cur.input_scale != *prev.output_scale) {
+      fail(node.child("input_scale"),
+           fmt::format("input_scale {} differs from {}'s output_scale {}; a stack feeds each layer the previous "
+                       "layer's output unchanged, so both must be the same",
+                       *cur.input_scale, prev_name, *prev.output_scale));
+    }
   }
   return stack;
 }

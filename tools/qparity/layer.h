@@ -38,7 +38,9 @@ struct Layer {
   /// conv2d / depthwise: kernel_h and kernel_w come from the filter's shape; strides, dilations
   /// and padding from the JSON (default stride 1, dilation 1, VALID). Unused by fully_connected.
   Window2D window{};
-  /// conv2d only; 0 = derived from the shapes (in_channels / filter I), as TFLite does.
+  /// conv2d only; 0 = not given: a plain convolution, whose input depth must equal the filter's
+  /// I (TFLite infers groups from the shapes; qparity wants them stated, so that a wrong input
+  /// depth is an error rather than a silently grouped convolution).
   std::size_t groups = 0;
   /// depthwise only; 0 = derived from the shapes (out_channels / in_channels).
   std::size_t depth_multiplier = 0;
@@ -65,6 +67,11 @@ struct Layer {
   std::optional<std::int32_t> activation_max;
 
   std::optional<DType> output_dtype;  ///< int8/uint8/int16/int32; default: the input's dtype
+
+  /// fully_connected only: read an input whose last dimension is not the filter's depth as
+  /// [elements / depth, depth] (TFLite's keep_num_dims = false). Without it, only rows of depth
+  /// elements or one flattened vector are accepted.
+  bool fold_batch = false;
 
   Tensor filter;              ///< int8: conv2d OHWI, depthwise 1HWO, fully_connected OI
   std::optional<Tensor> bias;  ///< int32 [out_channels], in accumulator units (s_in * s_w)

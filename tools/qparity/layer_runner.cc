@@ -77,11 +77,17 @@ ConvShape conv_shape(const Layer& layer, const std::vector<std::size_t>& in) {
   if (layer.type == LayerType::kConv2D) {
     const std::size_t icg = layer.filter.shape[3];
     if (layer.groups == 0) {
-      if (s.in_channels % icg != 0) {
-        shape_error(layer, in, fmt::format("input channels {} are not a multiple of the filter's {} (OHWI, I = "
-                                           "in_channels / groups)", s.in_channels, icg));
+      // Not inferred from the shapes (as TFLite does): a wrong input depth must be an error, not
+      // a silently grouped convolution. A grouped one says "groups".
+      if (s.in_channels != icg) {
+        std::string hint;
+        if (s.in_channels % icg == 0) {
+          hint = fmt::format("; a grouped convolution says so: \"groups\": {}", s.in_channels / icg);
+        }
+        shape_error(layer, in, fmt::format("the input has {} channels but the filter's I (OHWI) is {}{}", s.in_channels,
+                                           icg, hint));
       }
-      s.groups = s.in_channels / icg;
+      s.groups = 1;
     } else {
       s.groups = layer.groups;
       if (s.in_channels != s.groups * icg) {
@@ -281,12 +287,22 @@ std::vector<std::size_t> output_shape(const Layer& layer, const std::vector<std:
     // TFLite FULLY_CONNECTED (keep_num_dims = false): the input is read as [batch, depth] with
     // batch = elements / depth, so [1, 6, 6, 12] feeds a depth-432 layer directly (the flatten of
     // a conv feature map) and [batch, depth] is the ordinary case.
+    // Without "fold_batch", only the two unambiguous readings: rows of depth elements (the last
+    // axis is the depth) or one flattened vector (the whole input is one row). Anything else would
+    // silently become another batch size.
     const std::size_t depth = layer.filter.shape[1];
     std::size_t elements = 1;
     for (std::size_t d : input_shape) elements *= d;  // a Tensor's shape product never overflows
     if (input_shape.empty() || elements == 0 || elements % depth != 0) {
       shape_error(layer, input_shape, fmt::format("the input's {} elements are not a positive multiple of the "
                                                   "filter's input depth {} (OI filter)", elements, depth));
+    }
+    if (!layer.fold_batch && input_shape.back() != depth && elements != depth) {
+      shape_error(layer, input_shape,
+                  fmt::format("the input's last dimension is {} and it has {} elements, but the filter's input depth "
+                              "is {}: read as TFLite does, it would be a batch of {}; say \"fold_batch\": true if that "
+                              "is meant",
+                              input_shape.back(), elements, depth, elements / depth));
     }
     return {elements / depth, layer.filter.shape[0]};
   }
@@ -331,6 +347,12 @@ Tensor run_layer(const Layer& layer, const Preset& preset, const Tensor& input, 
   return out;
 }
 
+std::string chained_input_note(const Stack& stack, std::size_t index, const Tensor& input) {
+  if (index == 0) return "";
+  return fmt::format(" (its input is the output of {}: {} {})", layer_label(index - 1, stack.layers[index - 1]),
+                     to_string(input.dtype), shape_text(input.shape));
+}
+
 std::vector<Tensor> run_stack(const Stack& stack, const std::vector<Preset>& presets, const Tensor& input,
                               Engine engine) {
   if (presets.size() != 1 && presets.size() != stack.layers.size()) {
@@ -344,7 +366,7 @@ std::vector<Tensor> run_stack(const Stack& stack, const std::vector<Preset>& pre
     try {
       outputs.push_back(run_layer(stack.layers[i], preset, in, engine));
     } catch (const ToolError& e) {
-      throw ToolError(fmt::format("layers[{}]: {}", i, e.what()), e.exit_code());
+      throw ToolError(fmt::format("layers[{}]: {}{}", i, e.what(), chained_input_note(stack, i, in)), e.exit_code());
     }
   }
   return outputs;

@@ -45,6 +45,10 @@ qparity::Preset preset_by_name(const std::string& name);
 /// "layers[3] 'conv3'" style label used in errors (index is 0-based).
 std::string layer_label(std::size_t index, const Layer& layer);
 
+/// For an error in layer `index` of a stack: " (its input is the output of layers[1] 'conv1': int8
+/// [1, 8, 8, 16])", naming the layer that produced the input; "" for layer 0.
+std::string chained_input_note(const Stack& stack, std::size_t index, const Tensor& input);
+
 /// The file name of layer `index`'s output for --all-outputs: "<index>_<name>.npy", index
 /// zero-padded to the width of the last index ("03_conv3.npy" for a 12-layer stack).
 std::string layer_output_file_name(std::size_t index, std::size_t layer_count, const Layer& layer);
