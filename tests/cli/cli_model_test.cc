@@ -72,6 +72,18 @@ TEST(CliModel, ExportedDemoGivesTheStackTableUnderDiffModel) {
   EXPECT_EQ(a, b) << "stack:\n" << stack.out << "\nmodel:\n" << model.out;
 }
 
+// A model run keeps every tensor: the total is checked against --max-memory before anything is
+// allocated, and the error names the largest tensor.
+TEST(CliModel, MemoryLimitNamesTheModelAndItsLargestTensor) {
+  const ExportedDemo d = export_demo();
+  const CliResult r = run_cli({"diff", "--model", d.model, "--input", d.input, "--a", "tflite-reference", "--b",
+                               "npu-verisilicon", "--max-memory", "64K"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "qparity diff: running " + d.model + " (every op's outputs are kept; the largest, "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "more than the memory limit of 64 KiB")) << r.err;
+}
+
 TEST(CliModel, InspectRunAndDumpsByTensorName) {
   const ExportedDemo d = export_demo();
   const CliResult ins = run_cli({"inspect", d.model, "--a", "tflite-reference", "--b", "npu-verisilicon"});

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "memory_limit.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -20,7 +21,31 @@ Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
     prepared_.push_back(op_of(graph.nodes[i].op).prepare(graph, graph.nodes[i], systems_[i], engine));
   }
   // Every tensor gets its storage once; constants keep their data, the rest are overwritten by
-  // each run.
+  // each run. All of them live at once (the drift report reads any of them), so the whole is
+  // checked against the memory limit before anything is allocated.
+  std::uint64_t total = 0, largest = 0;
+  std::size_t largest_index = 0;
+  for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+    const TensorDef& d = graph.tensors[t];
+    if (d.constant()) continue;
+    std::size_t elements = 0;
+    const std::uint64_t bytes = cli::checked_elements(d.shape, cli::size_of(d.dtype), &elements)
+                                    ? static_cast<std::uint64_t>(elements) * cli::size_of(d.dtype)
+                                    : ~std::uint64_t{0} / 2;
+    total += bytes;
+    if (bytes > largest) {
+      largest = bytes;
+      largest_index = t;
+    }
+  }
+  if (total > 0) {
+    cli::check_memory(total, fmt::format("running {} (every op's outputs are kept; the largest, {} {} {}, is {})",
+                                         graph.source.empty() ? std::string("the model") : graph.source,
+                                         graph.tensor_label(static_cast<int>(largest_index)),
+                                         cli::to_string(graph.tensors[largest_index].dtype),
+                                         cli::shape_text(graph.tensors[largest_index].shape),
+                                         cli::memory_size_text(largest)));
+  }
   values_.reserve(graph.tensors.size());
   for (const TensorDef& t : graph.tensors) {
     values_.push_back(t.constant() ? *t.data : cli::make_tensor(t.dtype, t.shape));

@@ -334,7 +334,12 @@ Tensor run_layer(const Layer& layer, const Preset& preset, const Tensor& input, 
   p.params = layer_params(layer, preset, p.bias);
   if (p.params.bias_in_params) p.bias.clear();
   p.output = layer_output_params(layer, preset, out_dtype);
-  Tensor out = make_tensor(out_dtype, p.out_shape);
+  Tensor out;
+  try {
+    out = make_tensor(out_dtype, p.out_shape);
+  } catch (const ToolError& e) {
+    layer_error(layer, fmt::format("its output: {}", e.what()));
+  }
   try {
     if (input.dtype == DType::kInt8) {
       run_for_input<std::int8_t>(p, input, &out);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "memory_limit.h"
 #include "preset_params.h"
 #include "qparity/isa.h"
 #include "qparity/version.h"
@@ -49,7 +50,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Run 'qparity COMMAND --help' for the options of a command.\n"
-      "Exit status: 0 success, 1 I/O or internal error, 2 invalid usage or input.");
+      "Exit status: 0 success, 1 I/O or internal error, 2 invalid usage or input, 3 a diff --fail-on gate failed.");
+  // Global: given before or after the command name (fallthrough).
+  std::string max_memory;
+  app.add_option("--max-memory", max_memory,
+                 fmt::format("Largest memory a run may allocate for tensors, e.g. 512M, 8G (default: half of the "
+                             "physical memory, {} here)",
+                             memory_size_text(default_memory_limit())))
+      ->type_name("SIZE");
+  app.fallthrough();
 
   ListOptions list_options;
   ExplainOptions explain_options;
@@ -83,6 +92,17 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
+  if (!max_memory.empty()) {
+    std::uint64_t bytes = 0;
+    if (!parse_memory_size(max_memory, &bytes)) {
+      print_error(command, fmt::format("--max-memory: '{}' is not a size; allowed: a positive number of bytes with an "
+                                       "optional unit K, M, G or T (binary: 1K = 1024), e.g. 512M, 8G",
+                                       max_memory));
+      return kExitUsage;
+    }
+    set_memory_limit(bytes);
+  }
   try {
     if (list->parsed()) return run_list(list_options);
     if (explain->parsed()) return run_explain(explain_options);
@@ -93,6 +113,14 @@ int main(int argc, char** argv) {
     if (identify->parsed()) return run_identify(identify_options);
     if (inspect->parsed()) return run_inspect(inspect_options);
     if (export_cmd->parsed()) return run_export(export_options);
+  } catch (const std::bad_alloc&) {
+    // The limit is checked before every tensor is allocated; this is what remains (packed weights,
+    // scratch buffers, or a machine whose memory is already taken).
+    print_error(command, fmt::format("out of memory (the run's tensors were within the limit of {}, but the "
+                                     "system could not provide what the kernels needed besides them; free memory, "
+                                     "or lower --max-memory to find the layer that does not fit)",
+                                     memory_size_text(memory_limit())));
+    return kExitIoError;
   } catch (const std::exception& e) {
     fmt::print(stderr, "qparity: internal error: {}\n", e.what());
     return kExitIoError;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "memory_limit.h"
 #include "qparity/float_formats.h"
 #include "tool_error.h"
 
@@ -197,6 +198,9 @@ Tensor make_tensor(DType dtype, std::vector<std::size_t> shape) {
     throw ToolError(fmt::format("a {} tensor of shape {} is too large (its size overflows)",
                                 to_string(dtype), shape_text(shape)));
   }
+  const char* article = to_string(dtype)[0] == 'i' ? "an" : "a";  // an int8, a uint8, a float32
+  check_memory(static_cast<std::uint64_t>(n) * size_of(dtype),
+               fmt::format("{} {} tensor of shape {}", article, to_string(dtype), shape_text(shape)));
   Tensor t;
   t.dtype = dtype;
   t.shape = std::move(shape);
