@@ -48,6 +48,11 @@ std::string write_temp_file(const std::string& text) {
 
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text,
                   const std::vector<std::string>& env) {
+  return run_program(cli_path(), args, stdin_text, env);
+}
+
+CliResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text,
+                      const std::vector<std::string>& env) {
   const std::string in_path = write_temp_file(stdin_text);
   const std::string out_path = fresh_path("stdout");
   const std::string err_path = fresh_path("stderr");
@@ -60,7 +65,7 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
   std::vector<std::string> argv_storage;
-  argv_storage.push_back(cli_path());
+  argv_storage.push_back(program);
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_storage) argv.push_back(a.data());
@@ -81,10 +86,14 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   envp.push_back(nullptr);
 
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, cli_path(), &actions, nullptr, argv.data(), envp.data());
+  // posix_spawnp: a bare program name is looked up on PATH (the CLI's path is absolute).
+  const int rc = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
-    throw std::runtime_error(std::string("cannot run ") + cli_path() + ": " + std::strerror(rc));
+    ::unlink(in_path.c_str());
+    ::unlink(out_path.c_str());
+    ::unlink(err_path.c_str());
+    throw std::runtime_error("cannot run " + program + ": " + std::strerror(rc));
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {

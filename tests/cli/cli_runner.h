@@ -18,6 +18,11 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "",
                   const std::vector<std::string>& env = {});
 
+/// The same for another program (looked up on PATH if `program` has no '/'); throws
+/// std::runtime_error if it cannot be started (not installed).
+CliResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      const std::string& stdin_text = "", const std::vector<std::string>& env = {});
+
 /// The path of the binary under test.
 const char* cli_path();
 
