@@ -259,7 +259,8 @@ inline Preset find_preset(const std::string& name) {
   for (const Preset& p : named_presets()) allowed += (allowed.empty() ? "" : ", ") + p.name;
   QPARITY_THROW(InvalidArgument(
       "qparity: preset '" + name + "' is unknown; allowed: " + allowed +
-      ", or npu-{hu|haz|he|tz|fl}-{q31|q15|f24}-{int32|int64|satN|wrapN}"));
+      ", or npu-{hu|haz|he|tz|fl}-{q31|q15|f24}-{int32|int64|satN|wrapN} with N in 16..48 for satN and 16..64 "
+      "for wrapN"));
 }
 
 /// Every tie rule x multiplier precision of the NPU family, with accumulator `acc` (what

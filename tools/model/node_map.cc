@@ -7,6 +7,7 @@
 
 #include "model/op.h"
 #include "tool_error.h"
+#include "plural.h"
 
 namespace qparity::model {
 
@@ -147,8 +148,8 @@ std::vector<System> resolve_node_map(const NodeMap& map, const Graph& graph, con
       }
     }
     if (it.kind == NodeMapItem::Kind::kRange && it.last != kOpen && it.last >= n) {
-      throw ToolError(fmt::format("{}: range '{}' goes beyond the last op ({}; the model has {} ops)", option,
-                                  it.text, n == 0 ? 0 : n - 1, n));
+      throw ToolError(fmt::format("{}: range '{}' goes beyond the last op ({}; the model has {})", option,
+                                  it.text, n == 0 ? 0 : n - 1, cli::count_of(n, "op")));
     }
     if (!matched && it.kind != NodeMapItem::Kind::kDefault) {
       throw ToolError(fmt::format("{}: '{}' names no op of {} (see `qparity inspect` for the ops, their "

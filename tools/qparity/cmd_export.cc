@@ -23,6 +23,7 @@
 #include "output_files.h"
 #include "preset_params.h"
 #include "tool_error.h"
+#include "plural.h"
 
 namespace qparity::cli {
 namespace {
@@ -39,7 +40,7 @@ int export_model(const ExportOptions& o) {
   files.add(o.output, std::string(bytes.begin(), bytes.end()));
   if (!o.save_input.empty()) files.add(o.save_input, serialize_npy(*stack.input));
   files.commit();
-  fmt::print("wrote {}: {} ops, {} bytes\n", o.output, g.nodes.size(), bytes.size());
+  fmt::print("wrote {}: {}, {}\n", o.output, count_of(g.nodes.size(), "op"), count_of(bytes.size(), "byte"));
   if (!o.save_input.empty()) fmt::print("wrote {}: the stack's input\n", o.save_input);
   return kExitOk;
 }

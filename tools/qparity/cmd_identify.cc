@@ -35,6 +35,7 @@
 #include "progress_bar.h"
 #include "table.h"
 #include "tool_error.h"
+#include "plural.h"
 
 namespace qparity::cli {
 namespace {
@@ -266,9 +267,9 @@ int run_identify(const IdentifyOptions& options) {
 
     fmt::memory_buffer out;
     auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(out), std::forward<decltype(args)>(args)...); };
-    put("identify: {} candidates ({} named presets + NPU family x {} accumulator models) on {}: {} layers, {} "
+    put("identify: {} candidates ({} named presets + NPU family x {} accumulator models) on {}: {}, {} "
         "output elements; {} distinguishable groups\n\n",
-        candidates.size(), named_presets().size(), accumulators.size(), what, cases.size(), elements,
+        candidates.size(), named_presets().size(), accumulators.size(), what, count_of(cases.size(), "layer"), elements,
         id.group_count);
 
     // Groups in ranking order, with their members.

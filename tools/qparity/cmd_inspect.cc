@@ -16,6 +16,7 @@
 #include "preset_params.h"
 #include "table.h"
 #include "tool_error.h"
+#include "plural.h"
 
 namespace qparity::cli {
 namespace {
@@ -37,8 +38,8 @@ std::string tensor_list(const std::vector<int>& ts) {
 int inspect(const InspectOptions& o) {
   const model::Graph g = load_model(o.model);
   fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out), "{}: {} ops, {} tensors, inputs [{}], outputs [{}]\n\n", g.source,
-                 g.nodes.size(), g.tensors.size(), tensor_list(g.inputs), tensor_list(g.outputs));
+  fmt::format_to(std::back_inserter(out), "{}: {}, {}, inputs [{}], outputs [{}]\n\n", g.source,
+                 count_of(g.nodes.size(), "op"), count_of(g.tensors.size(), "tensor"), tensor_list(g.inputs), tensor_list(g.outputs));
   Table ops({"op", "type", "name", "inputs", "outputs", "options"});
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const model::Node& n = g.nodes[i];

@@ -19,6 +19,7 @@
 #include "preset_params.h"
 #include "qparity/policies.h"
 #include "tool_error.h"
+#include "plural.h"
 
 namespace qparity::cli {
 namespace {
@@ -37,8 +38,8 @@ std::size_t find_node(const model::Graph& g, const std::string& text) {
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   if (digits) {
     if (text.size() > 9 || std::stoull(text) >= g.nodes.size()) {
-      throw ToolError(fmt::format("--op {}: the model has {} ops; allowed: 0 to {}, a node name or an output tensor "
-                                  "name", text, g.nodes.size(), g.nodes.size() - 1));
+      throw ToolError(fmt::format("--op {}: the model has {}; allowed: 0 to {}, a node name or an output tensor "
+                                  "name", text, count_of(g.nodes.size(), "op"), g.nodes.size() - 1));
     }
     return static_cast<std::size_t>(std::stoull(text));
   }

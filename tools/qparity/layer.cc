@@ -1,5 +1,7 @@
 #include "layer.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -58,6 +60,12 @@ std::string directory_of(const std::string& path) {
 }
 
 std::string read_text_file(const std::string& path) {
+  // A directory opens as a stream on Linux and reads as empty: say what it is instead of "invalid
+  // JSON" or "not a .npy file".
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw ToolError(fmt::format("{}: is a directory; expected a JSON file" , path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ToolError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)), kExitIoError);
   std::ostringstream buffer;

@@ -6,6 +6,9 @@
 #include <functional>
 #include <string>
 
+#include <algorithm>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -36,6 +39,61 @@ std::string version_text() {
   return fmt::format("qparity {}.{}.{} (SIMD paths compiled: {}; active on this CPU: {})",
                      kVersionMajor, kVersionMinor, kVersionPatch, isa_names(compiled_isas()),
                      to_string(active_isa()));
+}
+
+// Edit distance, for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// A parse error in the form of every other error: "qparity <command>: <message>", the command
+// being the one the user named (the first argument that is not an option), and an unknown command
+// answered with the nearest one.
+int report_parse_error(const CLI::App& app, int argc, char** argv, const std::string& message) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  std::string word;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--max-memory") {
+      ++i;  // its value
+      continue;
+    }
+    if (arg.empty() || arg[0] == '-') continue;
+    word = arg;
+    break;
+  }
+  const bool known = std::find(names.begin(), names.end(), word) != names.end();
+  if (!word.empty() && !known) {
+    std::string nearest;
+    std::size_t best = 3;  // suggest only within two edits, or a prefix
+    for (const std::string& n : names) {
+      const std::size_t d = n.rfind(word, 0) == 0 ? 1 : edit_distance(word, n);
+      if (d < best) best = d, nearest = n;
+    }
+    fmt::print(stderr, "qparity: unknown subcommand '{}'{}; the commands are {}\n", word,
+               nearest.empty() ? "" : fmt::format(" (did you mean '{}'?)", nearest), fmt::join(names, ", "));
+    return kExitUsage;
+  }
+  if (word.empty()) {
+    fmt::print(stderr, "qparity: {}; the commands are {} (qparity --help)\n",
+               message == "A subcommand is required" ? "give a command" : message, fmt::join(names, ", "));
+    return kExitUsage;
+  }
+  print_error(word, message);
+  fmt::print(stderr, "Run 'qparity {} --help' for its options.\n", word);
+  return kExitUsage;
 }
 
 }  // namespace
@@ -85,8 +143,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int status = app.exit(e);  // prints help/version to stdout, errors to stderr
-    return status == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
+    return report_parse_error(app, argc, argv, e.what());
   } catch (const std::exception& e) {
     fmt::print(stderr, "qparity: {}\n", without_library_prefix(e.what()));
     return kExitUsage;

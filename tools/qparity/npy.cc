@@ -296,6 +296,12 @@ Tensor parse_npy(const std::uint8_t* data, std::size_t size, const std::string& 
 }
 
 Tensor read_npy(const std::string& path) {
+  // A directory opens as a stream on Linux and reads as empty: say what it is instead of "invalid
+  // JSON" or "not a .npy file".
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw ToolError(fmt::format("{}: is a directory; expected a .npy file" , path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ToolError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)), kExitIoError);

@@ -4,6 +4,7 @@
 
 #include "preset_params.h"
 #include "tool_error.h"
+#include "plural.h"
 
 namespace qparity::cli {
 namespace {
@@ -106,8 +107,8 @@ std::vector<qparity::Preset> resolve_preset_map(const PresetMap& map, std::size_
     const PresetRange& r = map.ranges[i];
     const std::size_t last = r.last ? *r.last : (layer_count == 0 ? 0 : layer_count - 1);
     if (r.first >= layer_count || last >= layer_count) {
-      throw ToolError(fmt::format("{}: range {} is outside the stack, whose {} layers are 0-{}", option,
-                                  range_text(r), layer_count, layer_count == 0 ? 0 : layer_count - 1));
+      throw ToolError(fmt::format("{}: range {} is outside the stack, whose {} {} 0-{}", option,
+                                  range_text(r), count_of(layer_count, "layer"), layer_count == 1 ? "is" : "are", layer_count == 0 ? 0 : layer_count - 1));
     }
     for (std::size_t l = r.first; l <= last; ++l) {
       if (owner[l]) {
