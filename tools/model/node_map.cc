@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "model/op.h"
-#include "tool_error.h"
 #include "plural.h"
+#include "tool_error.h"
 
 namespace qparity::model {
 

@@ -17,13 +17,13 @@
 #include "commands.h"
 #include "layer.h"
 #include "layer_runner.h"
-#include "stack_model.h"
 #include "model/tflite/tflite_writer.h"
 #include "npy.h"
 #include "output_files.h"
-#include "preset_params.h"
-#include "tool_error.h"
 #include "plural.h"
+#include "preset_params.h"
+#include "stack_model.h"
+#include "tool_error.h"
 
 namespace qparity::cli {
 namespace {

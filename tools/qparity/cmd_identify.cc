@@ -32,10 +32,10 @@
 #include "model/runner.h"
 #include "model_inputs.h"
 #include "npy.h"
+#include "plural.h"
 #include "progress_bar.h"
 #include "table.h"
 #include "tool_error.h"
-#include "plural.h"
 
 namespace qparity::cli {
 namespace {
@@ -69,7 +69,7 @@ std::vector<AccumulatorSpec> parse_accumulators(const std::string& text) {
 
 // The probe cases and observed outputs of the two input modes.
 void load_inputs(const IdentifyOptions& o, std::vector<ProbeCase>* cases, std::vector<Tensor>* observed,
-                 std::string* what) {
+                 std::string* what, std::vector<std::string>* missing) {
   if (!o.probe.empty()) {
     if (!o.stack.empty() || !o.input.empty()) throw ToolError("give --probe or --stack (with --input), not both");
     *cases = load_probe_set(o.probe);
@@ -81,11 +81,10 @@ void load_inputs(const IdentifyOptions& o, std::vector<ProbeCase>* cases, std::v
     // the probes whose outputs are there and say which are missing.
     const std::vector<ProbeCase> all = std::move(*cases);
     cases->clear();
-    std::vector<std::string> missing;
     for (const ProbeCase& c : all) {
       const std::string path = o.observed + "/" + c.name + ".npy";
       if (::access(path.c_str(), F_OK) != 0) {
-        missing.push_back(c.name);
+        missing->push_back(c.name);
         continue;
       }
       observed->push_back(read_npy(path));
@@ -96,10 +95,6 @@ void load_inputs(const IdentifyOptions& o, std::vector<ProbeCase>* cases, std::v
                                   o.observed, all.size(), all.empty() ? "conv" : all.front().name));
     }
     *what = fmt::format("probe set {}", o.probe);
-    if (!missing.empty()) {
-      *what += fmt::format(" ({} of {} probes observed; missing: {})", cases->size(), all.size(),
-                           fmt::join(missing, ", "));
-    }
     return;
   }
   if (o.stack.empty()) throw ToolError("give --probe DIR or --stack FILE (see --help)");
@@ -224,12 +219,13 @@ int run_identify(const IdentifyOptions& options) {
     std::vector<ProbeCase> cases;
     std::vector<Tensor> observed;
     std::string what;
+    std::vector<std::string> missing;  // probes without an observed output
     ModelCases mc;
     const bool model_mode = !options.model.empty();
     if (model_mode) {
       load_model_inputs(options, &mc, &cases, &observed, &what);
     } else {
-      load_inputs(options, &cases, &observed, &what);
+      load_inputs(options, &cases, &observed, &what, &missing);
     }
     const std::vector<Preset> candidates = identify_candidates(accumulators);
     ProgressBar progress("identify", candidates.size());
@@ -267,10 +263,15 @@ int run_identify(const IdentifyOptions& options) {
 
     fmt::memory_buffer out;
     auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(out), std::forward<decltype(args)>(args)...); };
-    put("identify: {} candidates ({} named presets + NPU family x {} accumulator models) on {}: {}, {} "
-        "output elements; {} distinguishable groups\n\n",
-        candidates.size(), named_presets().size(), accumulators.size(), what, count_of(cases.size(), "layer"), elements,
-        id.group_count);
+    put("{}\n\n", wrap_words(fmt::format("identify: {} candidates ({} named presets + NPU family x {} accumulator "
+                                         "models) on {}: {}, {} output elements; {} distinguishable groups",
+                                         candidates.size(), named_presets().size(), accumulators.size(), what,
+                                         count_of(cases.size(), "layer"), elements, id.group_count),
+                             110, "  "));
+    if (!missing.empty()) {
+      put("Ranked on {} of {} probes; no observed output for {}.\n\n", cases.size(), cases.size() + missing.size(),
+          wrap_list(missing, 100, "  "));
+    }
 
     // Groups in ranking order, with their members.
     std::vector<std::size_t> group_order;
@@ -300,6 +301,12 @@ int run_identify(const IdentifyOptions& options) {
     for (std::size_t c : {2u, 3u, 4u}) ranking.set_align(c, Table::Align::kRight);
     ranking.set_align(0, Table::Align::kRight);
     const std::size_t shown = std::min(options.top, group_order.size());
+    struct LongGroup {
+      std::size_t rank;
+      std::string head;
+      std::vector<std::string> members;
+    };
+    std::vector<LongGroup> long_groups;
     for (std::size_t g = 0; g < shown; ++g) {
       const CandidateResult& r = first_of(group_order[g]);
       std::vector<std::string> members = group_members(id, r.group);
@@ -308,27 +315,69 @@ int run_identify(const IdentifyOptions& options) {
         ranking.add_row({std::to_string(g + 1), id.candidates[r.candidate].name, "-", "-", "-", r.error});
         continue;
       }
+      // The table cell stays short (the first three names, NPU variants folded); the whole group
+      // is listed, wrapped, below the table.
+      const std::vector<std::string> folded = fold_preset_names(members);
+      std::string cell;
+      for (std::size_t k = 0; k < folded.size() && k < 3; ++k) cell += (k ? ", " : "") + folded[k];
+      if (folded.size() > 3 || cell.size() > 60) {
+        cell.clear();
+        for (std::size_t k = 0; k < folded.size() && cell.size() < 40; ++k) {
+          if (folded[k].find('{') != std::string::npos) continue;  // folded families go below
+          cell += (cell.empty() ? "" : ", ") + folded[k];
+        }
+        cell += fmt::format("{}{} in all (below)", cell.empty() ? "" : " ... ", count_of(members.size(), "candidate"));
+        long_groups.push_back({g + 1, id.candidates[r.candidate].name, folded});
+      }
       ranking.add_row({std::to_string(g + 1), id.candidates[r.candidate].name, std::to_string(r.differing),
                        fmt::format("{:.2f}", r.elements ? 100.0 * r.differing / r.elements : 0.0),
-                       fmt::format("{:.4f}", r.mae), members.empty() ? "" : fmt::format("{}", fmt::join(members, ", "))});
+                       fmt::format("{:.4f}", r.mae), cell});
     }
     put("\nRanking (one row per group of candidates with identical outputs; {} of {} groups):\n", shown,
         group_order.size());
     ranking.render(out);
+    for (const LongGroup& lg : long_groups) {
+      put("\n#{} {} = {}\n", lg.rank, lg.head, wrap_list(lg.members, 100, "    "));
+    }
 
     // Why the members of the shown groups are indistinguishable.
+    // NPU variants of one group are summarised (a group can hold dozens that differ only in
+    // multiplier precision or accumulator depth); the named presets are explained one by one.
     bool any_group = false;
+    auto npu_variant = [](const std::string& name) {
+      return name.compare(0, 4, "npu-") == 0 && name != kNpuVerisiliconName;
+    };
     for (std::size_t g = 0; g < shown; ++g) {
       const CandidateResult& r = first_of(group_order[g]);
       const Preset& head = id.candidates[r.candidate];
+      std::size_t npu_folded = 0;
+      std::set<std::string> npu_axes;
       for (const CandidateResult& m : id.ranking) {
         if (m.group != r.group || m.candidate == r.candidate) continue;
+        const Preset& other = id.candidates[m.candidate];
         if (!any_group) put("\nIndistinguishable on this data:\n");
         any_group = true;
-        put("  {} = {}: {}\n", head.name, id.candidates[m.candidate].name,
-            head.name == kNpuVerisiliconName || id.candidates[m.candidate].name == kNpuVerisiliconName
-                ? std::string("npu-verisilicon is an alias")
-                : equivalence_reason(head, id.candidates[m.candidate]));
+        if (npu_variant(head.name) && npu_variant(other.name)) {
+          ++npu_folded;
+          if (head.core != other.core) npu_axes.insert("tie rule");
+          if (head.derivation != other.derivation) npu_axes.insert("multiplier precision");
+          if (head.accumulator.kind != other.accumulator.kind || head.accumulator.bits != other.accumulator.bits) {
+            npu_axes.insert("accumulator model");
+          }
+          continue;
+        }
+        put("{}\n", wrap_words(fmt::format("  {} = {}: {}", head.name, other.name,
+                                           head.name == kNpuVerisiliconName || other.name == kNpuVerisiliconName
+                                               ? std::string("npu-verisilicon is an alias")
+                                               : equivalence_reason(head, other)),
+                               110, "      "));
+      }
+      if (npu_folded > 0) {
+        put("{}\n", wrap_words(fmt::format("  {} = {} that differ from it only in {}: the outputs observed do not "
+                                           "separate them",
+                                           head.name, count_of(npu_folded, "other NPU variant"),
+                                           fmt::join(npu_axes, " and ")),
+                               110, "      "));
       }
     }
 

@@ -13,10 +13,10 @@
 #include "model/op.h"
 #include "model/runner.h"
 #include "model_inputs.h"
+#include "plural.h"
 #include "preset_params.h"
 #include "table.h"
 #include "tool_error.h"
-#include "plural.h"
 
 namespace qparity::cli {
 namespace {

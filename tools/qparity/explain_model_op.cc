@@ -16,10 +16,10 @@
 #include "model/op.h"
 #include "model/runner.h"
 #include "model_inputs.h"
+#include "plural.h"
 #include "preset_params.h"
 #include "qparity/policies.h"
 #include "tool_error.h"
-#include "plural.h"
 
 namespace qparity::cli {
 namespace {

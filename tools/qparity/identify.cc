@@ -135,4 +135,64 @@ std::string equivalence_reason(const Preset& a, const Preset& b) {
   return out + ", which gives the same bits on every probe element";
 }
 
+std::vector<std::string> fold_preset_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  std::map<std::string, std::size_t> family_at;  // "npu-he-q15" -> index in out
+  std::map<std::string, std::vector<std::string>> accumulators;
+  for (const std::string& n : names) {
+    // npu-<tie>-<precision>-<accumulator>: three dashes after "npu".
+    const std::size_t d1 = n.compare(0, 4, "npu-") == 0 ? n.find('-', 4) : std::string::npos;
+    const std::size_t d2 = d1 == std::string::npos ? d1 : n.find('-', d1 + 1);
+    if (d2 == std::string::npos || n.find('-', d2 + 1) != std::string::npos) {
+      out.push_back(n);
+      continue;
+    }
+    const std::string family = n.substr(0, d2);
+    if (!family_at.count(family)) {
+      family_at[family] = out.size();
+      out.emplace_back();
+    }
+    accumulators[family].push_back(n.substr(d2 + 1));
+  }
+  for (const auto& [family, at] : family_at) {
+    const std::vector<std::string>& acc = accumulators[family];
+    out[at] = acc.size() == 1 ? family + "-" + acc[0] : fmt::format("{}-{{{}}}", family, fmt::join(acc, "|"));
+  }
+  return out;
+}
+
+std::string wrap_list(const std::vector<std::string>& items, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? "," : "");
+    if (!line.empty() && line.size() + 1 + piece.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + piece;
+  }
+  return out + line;
+}
+
+std::string wrap_words(const std::string& text, std::size_t width, const std::string& indent) {
+  // The text's own leading spaces stay on its first line.
+  std::size_t start = text.find_first_not_of(' ');
+  if (start == std::string::npos) return text;
+  std::string out, line = text.substr(0, start);
+  const std::string lead = line;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const bool fresh = line == lead || line == indent;  // nothing but indentation yet
+    if (!fresh && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line == lead || line == indent ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
+
 }  // namespace qparity::cli

@@ -58,6 +58,19 @@ Identification identify_with(const std::vector<std::string>& names, const std::v
 /// The members of ranking entry `r`'s group, in ranking order (names).
 std::vector<std::string> group_members(const Identification& id, std::size_t group);
 
+/// Preset names with the NPU family's members folded by tie rule and multiplier precision:
+/// {"tflite-reference", "npu-he-q15-int32", "npu-he-q15-sat24", "npu-hu-q31-int32"} ->
+/// {"tflite-reference", "npu-he-q15-{int32|sat24}", "npu-hu-q31-int32"} (order of first appearance).
+std::vector<std::string> fold_preset_names(const std::vector<std::string>& names);
+
+/// `items` joined with ", " and broken into lines of at most `width` characters, each line after
+/// the first starting with `indent`.
+std::string wrap_list(const std::vector<std::string>& items, std::size_t width, const std::string& indent);
+
+/// `text` broken at spaces into lines of at most `width` characters (a longer word stays whole),
+/// each line after the first starting with `indent`.
+std::string wrap_words(const std::string& text, std::size_t width, const std::string& indent);
+
 /// Why candidates that behave identically on the probe are the same or differ: "identical
 /// definition", or the axes on which their definitions differ ("derivation tflite-q31 vs
 /// tflite-q31-single-build").

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "plural.h"
 #include "preset_params.h"
 #include "tool_error.h"
-#include "plural.h"
 
 namespace qparity::cli {
 namespace {
