@@ -1,0 +1,105 @@
+#include "onnx_test_models.h"
+
+#include <fmt/format.h>
+
+#include <random>
+
+#include "onnx_builder.h"
+
+namespace qparity_test {
+
+using qparity::cli::DType;
+using qparity::cli::Tensor;
+
+namespace {
+
+Tensor random_tensor(std::mt19937& rng, DType dtype, std::vector<std::size_t> shape, std::int64_t lo, std::int64_t hi) {
+  Tensor t = qparity::cli::make_tensor(dtype, std::move(shape));
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  for (std::size_t i = 0; i < t.elements(); ++i) t.set_integer(i, d(rng));
+  return t;
+}
+
+// Per-channel scales spread over [0.5, 1.5) x base, so channels requantize differently.
+std::vector<float> spread_scales(std::mt19937& rng, float base, std::size_t n) {
+  std::uniform_real_distribution<float> d(0.5f, 1.5f);
+  std::vector<float> out(n);
+  for (float& s : out) s = base * d(rng);
+  return out;
+}
+
+}  // namespace
+
+BuiltOnnx qlinear_conv_model(const QConvSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  b.input("x", s.x, {s.n, s.c, s.h, s.wd});
+  b.output("y", s.x);
+  const std::size_t cpg = s.c / s.group;
+  const bool u8w = s.w == DType::kUint8;
+  const std::int64_t lo = u8w && s.w_lo < 0 ? 0 : s.w_lo, hi = u8w && s.w_hi == 127 ? 255 : s.w_hi;
+  b.initializer("w", random_tensor(rng, s.w, {s.m, cpg, s.kh, s.kw}, lo, hi));
+  b.scales("x_scale", {s.x_scale});
+  b.zero_points("x_zero_point", s.x, {s.x_zp});
+  const std::size_t nw = s.per_channel ? s.m : 1;
+  b.scales("w_scale", s.per_channel ? spread_scales(rng, s.w_scale, s.m) : std::vector<float>{s.w_scale});
+  b.zero_points("w_zero_point", s.w, std::vector<std::int64_t>(nw, s.w_zp));
+  b.scales("y_scale", {s.y_scale});
+  b.zero_points("y_zero_point", s.x, {s.y_zp});
+  std::vector<std::string> inputs{"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale",
+                                  "y_zero_point"};
+  if (s.bias) {
+    b.initializer("B", random_tensor(rng, DType::kInt32, {s.m}, -20000, 20000));
+    inputs.push_back("B");
+  }
+  onnx::NodeProto& n = b.node("QLinearConv", inputs, {"y"});
+  OnnxBuilder::ints(n, "kernel_shape", {static_cast<std::int64_t>(s.kh), static_cast<std::int64_t>(s.kw)});
+  OnnxBuilder::ints(n, "strides", {static_cast<std::int64_t>(s.stride), static_cast<std::int64_t>(s.stride)});
+  OnnxBuilder::ints(n, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
+  if (s.group != 1) OnnxBuilder::int_attr(n, "group", static_cast<std::int64_t>(s.group));
+  if (s.auto_pad.empty()) {
+    OnnxBuilder::ints(n, "pads", s.pads);
+  } else {
+    OnnxBuilder::string_attr(n, "auto_pad", s.auto_pad);
+  }
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearConv {}x{} c{} m{} k{}x{} group {} stride {} dil {} {}{} seed {}",
+                          qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group,
+                          s.stride, s.dilation, s.per_channel ? "per-channel" : "per-tensor",
+                          s.auto_pad.empty() ? fmt::format(" pads [{}]", fmt::join(s.pads, ",")) : " " + s.auto_pad,
+                          s.seed);
+  out.bytes = b.bytes();
+  const bool full = s.x_lo == -1 && s.x_hi == -1;
+  out.inputs.push_back(random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, full ? qparity::cli::dtype_min(s.x) : s.x_lo,
+                                     full ? qparity::cli::dtype_max(s.x) : s.x_hi));
+  return out;
+}
+
+BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  const std::size_t k = s.a_shape.back();
+  b.input("a", s.a, s.a_shape);
+  b.output("y", s.a);
+  const bool u8b = s.b == DType::kUint8;
+  const std::int64_t lo = u8b && s.b_lo < 0 ? 0 : s.b_lo, hi = u8b && s.b_hi == 127 ? 255 : s.b_hi;
+  b.initializer("b", random_tensor(rng, s.b, {k, s.n}, lo, hi));
+  b.scales("a_scale", {s.a_scale});
+  b.zero_points("a_zero_point", s.a, {s.a_zp});
+  const std::size_t nb = s.per_column ? s.n : 1;
+  b.scales("b_scale", s.per_column ? spread_scales(rng, s.b_scale, s.n) : std::vector<float>{s.b_scale});
+  b.zero_points("b_zero_point", s.b, std::vector<std::int64_t>(nb, s.b_zp));
+  b.scales("y_scale", {s.y_scale});
+  b.zero_points("y_zero_point", s.a, {s.y_zp});
+  b.node("QLinearMatMul", {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
+         {"y"});
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearMatMul {}x{} a {} n {} {} seed {}", qparity::cli::to_string(s.a),
+                          qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
+                          s.per_column ? "per-column" : "per-tensor", s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
+  return out;
+}
+
+}  // namespace qparity_test

@@ -1,0 +1,52 @@
+// The ONNX test models: one-op QLinearConv / QLinearMatMul models with seeded weights and inputs,
+// built with OnnxBuilder, for the oracle tests (ONNX Runtime vs qparity) and the reader tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace qparity_test {
+
+struct BuiltOnnx {
+  std::string label;
+  std::vector<std::uint8_t> bytes;
+  std::vector<qparity::cli::Tensor> inputs;  ///< seeded, full range of the input's type
+};
+
+struct QConvSpec {
+  qparity::cli::DType x = qparity::cli::DType::kInt8;  ///< activations (input and output)
+  qparity::cli::DType w = qparity::cli::DType::kInt8;  ///< weights
+  std::size_t n = 1, c = 4, h = 12, wd = 10, m = 8, kh = 3, kw = 3, group = 1, stride = 1, dilation = 1;
+  std::vector<std::int64_t> pads{1, 1, 1, 1};  ///< top, left, bottom, right (auto_pad NOTSET)
+  std::string auto_pad;                        ///< "" = NOTSET with pads
+  bool per_channel = true;
+  bool bias = true;
+  float x_scale = 0.02f, w_scale = 0.004f, y_scale = 0.1f;  ///< per-channel scales spread around w_scale
+  std::int64_t x_zp = 3, w_zp = 0, y_zp = -5;
+  std::int64_t w_lo = -128, w_hi = 127;  ///< weight range (u8 weights: 0..255 by default)
+  std::int64_t x_lo = -1, x_hi = -1;     ///< input range; -1, -1: the input type's full range
+  std::uint64_t seed = 1;
+};
+
+/// x [n, c, h, wd] -> QLinearConv -> y (NCHW, as ONNX has it).
+BuiltOnnx qlinear_conv_model(const QConvSpec& s);
+
+struct QMatMulSpec {
+  qparity::cli::DType a = qparity::cli::DType::kInt8;
+  qparity::cli::DType b = qparity::cli::DType::kInt8;
+  std::vector<std::size_t> a_shape{32, 24};  ///< [..., K]
+  std::size_t n = 16;
+  bool per_column = false;  ///< b_scale / b_zero_point per column of b
+  float a_scale = 0.02f, b_scale = 0.004f, y_scale = 0.1f;
+  std::int64_t a_zp = 3, b_zp = 0, y_zp = -5;
+  std::int64_t b_lo = -128, b_hi = 127;
+  std::uint64_t seed = 1;
+};
+
+/// a [..., K] -> QLinearMatMul (b constant [K, n]) -> y.
+BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s);
+
+}  // namespace qparity_test
