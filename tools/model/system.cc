@@ -161,7 +161,7 @@ Profile ort_profile(const std::string& name, const std::string& description, std
   p.name = name;
   p.description = description;
   p.source = "microsoft/onnxruntime onnxruntime/core/mlas/lib/quantize.cpp (MlasRequantizeOutput), "
-             "qgemm_kernel_avx2.cpp / qgemm_kernel_vnni.cpp; docs/semantics.md §22";
+             "qgemm_kernel_avx2.cpp (VPMADDUBSW) and the VNNI QGEMM kernels; docs/semantics.md §22";
   p.pick = [cpu, name](const Graph& g, const Node& n) { return ort_system(g, n, cpu(), name); };
   return p;
 }
