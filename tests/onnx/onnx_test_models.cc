@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <random>
 
 #include "onnx_builder.h"
@@ -100,6 +101,53 @@ BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s) {
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
   return out;
+}
+
+}  // namespace qparity_test
+
+namespace qparity_test {
+
+BuiltOnnx qlinear_chain_model(DType act, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  OnnxBuilder b;
+  const bool u8 = act == DType::kUint8;
+  b.input("x", act, {1, 8, 32, 32});
+  b.output("y", act);
+  struct Layer {
+    std::size_t in, out, k, stride, group;
+  };
+  const Layer layers[] = {{8, 16, 3, 2, 1}, {16, 16, 3, 1, 16}, {16, 24, 1, 1, 1}, {24, 48, 3, 2, 24}, {48, 8, 1, 1, 1}};
+  std::string prev = "x";
+  b.scales("s0", {0.05f});
+  b.zero_points("z0", act, {u8 ? 128 : 0});
+  std::size_t i = 0;
+  for (const Layer& l : layers) {
+    ++i;
+    const std::string p = "l" + std::to_string(i) + "_";
+    const std::string out = i == std::size(layers) ? "y" : p + "y";
+    b.initializer(p + "w", random_tensor(rng, DType::kInt8, {l.out, l.in / l.group, l.k, l.k}, -127, 127));
+    b.scales(p + "ws", spread_scales(rng, 0.02f / static_cast<float>(l.k), l.out));
+    b.zero_points(p + "wz", DType::kInt8, std::vector<std::int64_t>(l.out, 0));
+    b.initializer(p + "b", random_tensor(rng, DType::kInt32, {l.out}, -3000, 3000));
+    b.scales(p + "ys", {0.04f + 0.01f * static_cast<float>(i)});
+    b.zero_points(p + "yz", act, {u8 ? 120 + static_cast<std::int64_t>(i) : static_cast<std::int64_t>(i) - 3});
+    const std::string xs = i == 1 ? "s0" : "l" + std::to_string(i - 1) + "_ys";
+    const std::string xz = i == 1 ? "z0" : "l" + std::to_string(i - 1) + "_yz";
+    onnx::NodeProto& n =
+        b.node("QLinearConv", {prev, xs, xz, p + "w", p + "ws", p + "wz", p + "ys", p + "yz", p + "b"}, {out});
+    const auto k = static_cast<std::int64_t>(l.k), s = static_cast<std::int64_t>(l.stride);
+    OnnxBuilder::ints(n, "kernel_shape", {k, k});
+    OnnxBuilder::ints(n, "strides", {s, s});
+    OnnxBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+    if (l.group != 1) OnnxBuilder::int_attr(n, "group", static_cast<std::int64_t>(l.group));
+    prev = out;
+  }
+  BuiltOnnx built;
+  built.label = fmt::format("QLinearConv chain (MobileNet v2 shaped) {} seed {}", qparity::cli::to_string(act), seed);
+  built.bytes = b.bytes();
+  built.inputs.push_back(random_tensor(rng, act, {1, 8, 32, 32}, qparity::cli::dtype_min(act),
+                                       qparity::cli::dtype_max(act)));
+  return built;
 }
 
 }  // namespace qparity_test

@@ -50,3 +50,13 @@ struct QMatMulSpec {
 BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s);
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+/// A MobileNet-v2-shaped chain of QLinearConv nodes with seeded per-channel int8 weights and int32
+/// biases: x [1, 8, 32, 32] -> 3x3 stride 2 (16) -> depthwise 3x3 (16) -> 1x1 (24) -> depthwise 3x3
+/// multiplier 2 stride 2 (48) -> 1x1 (8) -> y. Activations are `act` (int8 or uint8). The four
+/// intermediate values stay NHWC inside qparity's graph (no transposes between the nodes).
+BuiltOnnx qlinear_chain_model(qparity::cli::DType act, std::uint64_t seed);
+
+}  // namespace qparity_test

@@ -274,5 +274,15 @@ TEST(OnnxOracle, QLinearConvBitExactWithOrtCpu) { run_cases(conv_cases()); }
 
 TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) { run_cases(matmul_cases()); }
 
+// Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
+TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    cases.push_back({"QLinearConv chain s8", qlinear_chain_model(kS8, seed)});
+    cases.push_back({"QLinearConv chain u8 x s8", qlinear_chain_model(kU8, seed), true});
+  }
+  run_cases(cases);
+}
+
 }  // namespace
 }  // namespace qparity_test

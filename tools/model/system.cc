@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "model/graph.h"
 #include "model/op.h"
 #include "tool_error.h"
@@ -126,7 +130,19 @@ enum class OrtCpu : std::uint8_t {
 
 bool cpu_has_vnni() {
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx512vnni") || __builtin_cpu_supports("avxvnni");
+  // CPUID directly (older compilers' __builtin_cpu_supports does not know "avxvnni"): leaf 7
+  // subleaf 0 ECX bit 11 is AVX512_VNNI, subleaf 1 EAX bit 4 is AVX-VNNI; the OS must save the
+  // YMM state (XCR0 bits 1-2) and, for AVX-512, the opmask and ZMM state (bits 5-7).
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) return false;  // OSXSAVE
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6u) != 0x6u) return false;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  const bool avx512_vnni = (c & (1u << 11)) != 0 && (b & (1u << 16)) != 0 && (xcr0_lo & 0xe0u) == 0xe0u;
+  bool avx_vnni = false;
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) avx_vnni = (a & (1u << 4)) != 0;
+  return avx512_vnni || avx_vnni;
 #else
   return false;
 #endif
