@@ -60,9 +60,9 @@ TEST(OnnxReader, ConvBecomesNhwcConvBetweenTransposes) {
   const auto& in = g.tensors[static_cast<std::size_t>(g.inputs[0])];
   const auto& out = g.tensors[static_cast<std::size_t>(g.outputs[0])];
   EXPECT_EQ(in.name, "x");
-  EXPECT_EQ(in.shape, (std::vector<std::size_t>{1, 4, 7, 6}));
+  EXPECT_EQ(in.shape, (std::vector<std::size_t>{1, 4, 12, 10}));
   EXPECT_EQ(out.name, "y");
-  EXPECT_EQ(out.shape, (std::vector<std::size_t>{1, 8, 7, 6}));
+  EXPECT_EQ(out.shape, (std::vector<std::size_t>{1, 8, 12, 10}));
   EXPECT_EQ(in.quant.scales, std::vector<float>{0.02f});
   EXPECT_EQ(in.quant.zero_point(), 3);
   const auto& filter = g.tensors[static_cast<std::size_t>(g.nodes[1].inputs[1])];
