@@ -140,6 +140,30 @@ TEST(OnnxReader, OrtProfilesPickPairSaturationForU8xS8OnAvx2) {
             qparity::AccumulatorKind::kInt32);
 }
 
+TEST(OnnxReader, QLinearMulKeepsTheLayoutOfItsInputs) {
+  QMulSpec s;
+  const Graph g = read_onnx(qlinear_mul_model(s).bytes, "mul.onnx");
+  ASSERT_EQ(g.nodes.size(), 1u);  // two graph inputs in ONNX layout: no transpose
+  EXPECT_EQ(g.nodes[0].op, OpKind::kMul);
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 4, 9, 7}));
+  const auto mul = qparity::model::find_profile("ort-cpu").pick(g, g.nodes[0]);
+  qparity::model::Runner r(g, {mul});
+  EXPECT_NE(r.prepared(0).describe()[0].find("MlasQLinearMul"), std::string::npos) << r.prepared(0).describe()[0];
+  s.b_scalar = true;
+  const Graph gs = read_onnx(qlinear_mul_model(s).bytes, "mul_scalar.onnx");
+  EXPECT_TRUE(gs.tensors[static_cast<std::size_t>(gs.nodes[0].inputs[1])].constant());
+
+  OnnxBuilder b(13, true);  // a constant B of several elements: refused, naming the node
+  b.input("a", DType::kInt8, {1, 4});
+  b.output("y", DType::kInt8);
+  b.initializer("b", qparity::cli::make_tensor(DType::kInt8, {1, 4}));
+  b.scales("s", {0.5f});
+  b.zero_points("z", DType::kInt8, {0});
+  b.node("QLinearMul", {"a", "s", "z", "b", "s", "z", "s", "z"}, {"y"}, "com.microsoft");
+  EXPECT_NE(error_of(b).find("node 0 (com.microsoft.QLinearMul 'y_node'): constant B 'b' is int8 of shape [1, 4]; "
+                             "allowed: one int8 element"), std::string::npos) << error_of(b);
+}
+
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {
   EXPECT_NE(error_of(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0x07}).find("m.onnx: not an ONNX model"),
             std::string::npos);

@@ -151,3 +151,35 @@ BuiltOnnx qlinear_chain_model(DType act, std::uint64_t seed) {
 }
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+BuiltOnnx qlinear_mul_model(const QMulSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13, /*microsoft_domain=*/true);
+  const std::int64_t lo = qparity::cli::dtype_min(s.t), hi = qparity::cli::dtype_max(s.t);
+  b.input("a", s.t, s.shape);
+  if (s.b_scalar) {
+    b.initializer("b", random_tensor(rng, s.t, {1}, lo, hi));
+  } else {
+    b.input("b", s.t, s.shape);
+  }
+  b.output("y", s.t);
+  b.scales("as", {s.a_scale});
+  b.zero_points("az", s.t, {s.a_zp});
+  b.scales("bs", {s.b_scale});
+  b.zero_points("bz", s.t, {s.b_zp});
+  b.scales("cs", {s.c_scale});
+  b.zero_points("cz", s.t, {s.c_zp});
+  b.node("QLinearMul", {"a", "as", "az", "b", "bs", "bz", "cs", "cz"}, {"y"}, "com.microsoft");
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearMul {} {} {} scales {}/{}/{} seed {}", qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.b_scalar ? "scalar b" : "b input", s.a_scale, s.b_scale,
+                          s.c_scale, s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));
+  if (!s.b_scalar) out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));
+  return out;
+}
+
+}  // namespace qparity_test

@@ -60,3 +60,19 @@ namespace qparity_test {
 BuiltOnnx qlinear_chain_model(qparity::cli::DType act, std::uint64_t seed);
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+struct QMulSpec {
+  qparity::cli::DType t = qparity::cli::DType::kInt8;
+  std::vector<std::size_t> shape{1, 4, 9, 7};
+  bool b_scalar = false;  ///< B a one-element initializer instead of a second graph input
+  float a_scale = 0.05f, b_scale = 0.03f, c_scale = 0.2f;
+  std::int64_t a_zp = 3, b_zp = -7, c_zp = 5;
+  std::uint64_t seed = 1;
+};
+
+/// a (and b) -> com.microsoft.QLinearMul -> y; inputs full range.
+BuiltOnnx qlinear_mul_model(const QMulSpec& s);
+
+}  // namespace qparity_test

@@ -32,7 +32,8 @@ struct OrtCase {
   std::string op;   ///< tally row: "QLinearConv u8 x s8 per-channel"
   BuiltOnnx model;
   bool u8s8 = false;  ///< u8 activations x s8 weights through a GEMM (pair saturation on non-VNNI CPUs)
-  bool ties = false;  ///< built to hit exact halves: tflite-reference (half away from zero) must differ
+  bool ties = false;  ///< built to separate roundings: `contrast` must get elements wrong
+  std::string contrast = "tflite-reference";
 };
 
 std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
@@ -248,7 +249,7 @@ void run_cases(const std::vector<OrtCase>& cases) {
       tally(c.op, std::string("ORT opt ") + opt, "ort-cpu", elements, bad);
       total += elements;
       std::vector<std::string> contrasts;
-      if (c.ties) contrasts.push_back("tflite-reference");
+      if (c.ties) contrasts.push_back(c.contrast);
       if (c.u8s8) contrasts.push_back(vnni ? "ort-cpu-avx2" : "ort-cpu-vnni");
       for (const std::string& other : contrasts) {
         const std::vector<Tensor> theirs = run_qparity(g, c.model.inputs, other);
@@ -273,6 +274,39 @@ void run_cases(const std::vector<OrtCase>& cases) {
 TEST(OnnxOracle, QLinearConvBitExactWithOrtCpu) { run_cases(conv_cases()); }
 
 TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) { run_cases(matmul_cases()); }
+
+// com.microsoft QLinearMul: ONNX Runtime's own float32 formula (product of the corrected inputs in
+// int32, times float(s1 s2 / so), plus the zero point, round half to even). The generic float32
+// formula of fbgemm's system (dequantize both, multiply, divide by the output scale) is the
+// contrast: the two differ where the float32 roundings land on different sides of a half.
+TEST(OnnxOracle, QLinearMulBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 1;
+  for (DType t : {kS8, kU8}) {
+    for (bool scalar : {false, true}) {
+      for (float cs : {0.2f, 0.013f, 1.7f}) {  // moderate, saturating, coarse
+        QMulSpec s;
+        s.t = t;
+        s.b_scalar = scalar;
+        s.c_scale = cs;
+        if (t == kU8) {
+          s.a_zp = 128;
+          s.b_zp = 120;
+          s.c_zp = 131;
+        }
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearMul ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : ""),
+                  qlinear_mul_model(s)};
+        c.ties = true;
+        // A scalar b leaves at most 256 distinct products: too few to rely on the two float32
+        // formulas parting; TFLite's integer MUL is the contrast there.
+        c.contrast = scalar ? "tflite-reference" : "fbgemm";
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
 
 // Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
 TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {

@@ -13,6 +13,7 @@
 
 #include "model/op.h"
 #include "model/ops/conv_common.h"
+#include "model/ops/elementwise.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -84,6 +85,7 @@ class Importer {
   void read_node(const onnx::NodeProto& node, std::size_t index);
   void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_mul(const onnx::NodeProto& node, const std::string& label);
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -603,6 +605,66 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
   add_node(std::move(n));
 }
 
+// com.microsoft QLinearMul: y = a * b, each with its own quantization; b is another activation of
+// a's shape or a one-element constant. Both inputs are taken in the layout a already has (NHWC when
+// a convolution produced it), so no transpose is added between convolutions and the product.
+void Importer::read_qlinear_mul(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() != 8) {
+    fail(fmt::format("{}: {} inputs; allowed: 8 (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, "
+                     "C_zero_point)", label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  DType a_type{}, b_type{}, c_type{};
+  Quantization aq, bq, cq;
+  aq.scales = scales(node, 1, label, "A_scale", 0);
+  aq.zero_points = zero_points(node, 2, label, "A_zero_point", 0, &a_type);
+  bq.scales = scales(node, 4, label, "B_scale", 0);
+  bq.zero_points = zero_points(node, 5, label, "B_zero_point", 0, &b_type);
+  cq.scales = scales(node, 6, label, "C_scale", 0);
+  cq.zero_points = zero_points(node, 7, label, "C_zero_point", 0, &c_type);
+  if (a_type != b_type || a_type != c_type) {
+    fail(fmt::format("{}: A, B and C are {}, {} and {}; allowed: one type", label, cli::to_string(a_type),
+                     cli::to_string(b_type), cli::to_string(c_type)));
+  }
+  const auto va = values_.find(node.input(0));
+  const bool nhwc = va != values_.end() && va->second.onnx < 0;  // a exists only in NHWC
+  const int a = activation(node.input(0), a_type, aq, nhwc, label);
+  int b = -1;
+  const auto cb = constants_.find(node.input(3));
+  if (cb != constants_.end()) {
+    if (cb->second.elements() != 1 || cb->second.dtype != b_type) {
+      fail(fmt::format("{}: constant B '{}' is {} of shape {}; allowed: one {} element (or B computed at run time "
+                       "with A's shape)", label, node.input(3), cli::to_string(cb->second.dtype),
+                       cli::shape_text(cb->second.shape), cli::to_string(b_type)));
+    }
+    TensorDef bd;
+    bd.name = node.input(3);
+    bd.dtype = b_type;
+    bd.shape = {};
+    bd.quant = bq;
+    Tensor data = cli::make_tensor(b_type, {});
+    data.set_integer(0, cb->second.integer_at(0));
+    bd.data = std::move(data);
+    g_.tensors.push_back(std::move(bd));
+    b = static_cast<int>(g_.tensors.size()) - 1;
+  } else {
+    b = activation(node.input(3), b_type, bq, nhwc, label);
+    if (g_.tensors[static_cast<std::size_t>(b)].shape != g_.tensors[static_cast<std::size_t>(a)].shape) {
+      fail(fmt::format("{}: B '{}' has shape {}, A {}; allowed: the same shape (or a one-element constant B)", label,
+                       node.input(3), cli::shape_text(g_.tensors[static_cast<std::size_t>(b)].shape),
+                       cli::shape_text(g_.tensors[static_cast<std::size_t>(a)].shape)));
+    }
+  }
+  const int y = output_tensor(node.output(0), c_type, cq, nhwc, label);
+  Node n;
+  n.op = OpKind::kMul;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {a, b};
+  n.outputs = {y};
+  n.options = std::make_shared<ElementwiseOptions>();
+  add_node(std::move(n));
+}
+
 void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   const std::string label = fmt::format("node {} ({}{}{}{})", index, domain.empty() ? "" : domain,
@@ -622,8 +684,9 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
   if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
+  if (domain == "com.microsoft" && node.op_type() == "QLinearMul") return read_qlinear_mul(node, label);
   fail(fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
-                   "QLinearMatMul (constant b), Constant", label));
+                   "QLinearMatMul (constant b), com.microsoft.QLinearMul, Constant", label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {
