@@ -40,7 +40,9 @@
 //                     y = clamp(RNE_sat(r / so) + zo) with the preset's clamp derivation, every
 //                     operation one float32 rounding. It is the pattern of ONNX Runtime's QLinearAdd /
 //                     QLinearMul and PyTorch's quantized add / mul (dequantize, compute, requantize
-//                     with round-half-even), not a restatement of their kernels.
+//                     with round-half-even), not a restatement of their kernels. Except MUL under
+//                     the onnxruntime preset: ONNX Runtime's MlasQLinearMul formula, measured
+//                     (mlas_mul below; docs/semantics.md §22.2).
 //
 // TFLite's XNNPACK delegate takes a node (xnnpack_takes; xnnpack_delegate.cc VisitAddNode /
 // VisitSubNode / VisitMulNode, CheckTensorQInt8OrQUInt8Type, CheckTensorsInputOutputScale,
