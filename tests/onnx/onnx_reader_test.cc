@@ -149,6 +149,13 @@ TEST(OnnxReader, QLinearMulKeepsTheLayoutOfItsInputs) {
   const auto mul = qparity::model::find_profile("ort-cpu").pick(g, g.nodes[0]);
   qparity::model::Runner r(g, {mul});
   EXPECT_NE(r.prepared(0).describe()[0].find("MlasQLinearMul"), std::string::npos) << r.prepared(0).describe()[0];
+  QMulSpec add = s;
+  add.op = "QLinearAdd";
+  const Graph ga = read_onnx(qlinear_mul_model(add).bytes, "add.onnx");
+  ASSERT_EQ(ga.nodes.size(), 1u);
+  EXPECT_EQ(ga.nodes[0].op, OpKind::kAdd);
+  qparity::model::Runner ra(ga, {qparity::model::find_profile("ort-cpu").pick(ga, ga.nodes[0])});
+  EXPECT_NE(ra.prepared(0).describe()[0].find("MlasQLinearAdd"), std::string::npos) << ra.prepared(0).describe()[0];
   s.b_scalar = true;
   const Graph gs = read_onnx(qlinear_mul_model(s).bytes, "mul_scalar.onnx");
   EXPECT_TRUE(gs.tensors[static_cast<std::size_t>(gs.nodes[0].inputs[1])].constant());

@@ -171,9 +171,9 @@ BuiltOnnx qlinear_mul_model(const QMulSpec& s) {
   b.zero_points("bz", s.t, {s.b_zp});
   b.scales("cs", {s.c_scale});
   b.zero_points("cz", s.t, {s.c_zp});
-  b.node("QLinearMul", {"a", "as", "az", "b", "bs", "bz", "cs", "cz"}, {"y"}, "com.microsoft");
+  b.node(s.op, {"a", "as", "az", "b", "bs", "bz", "cs", "cz"}, {"y"}, "com.microsoft");
   BuiltOnnx out;
-  out.label = fmt::format("QLinearMul {} {} {} scales {}/{}/{} seed {}", qparity::cli::to_string(s.t),
+  out.label = fmt::format("{} {} {} {} scales {}/{}/{} seed {}", s.op, qparity::cli::to_string(s.t),
                           qparity::cli::shape_text(s.shape), s.b_scalar ? "scalar b" : "b input", s.a_scale, s.b_scale,
                           s.c_scale, s.seed);
   out.bytes = b.bytes();

@@ -64,6 +64,7 @@ BuiltOnnx qlinear_chain_model(qparity::cli::DType act, std::uint64_t seed);
 namespace qparity_test {
 
 struct QMulSpec {
+  std::string op = "QLinearMul";  ///< or "QLinearAdd"
   qparity::cli::DType t = qparity::cli::DType::kInt8;
   std::vector<std::size_t> shape{1, 4, 9, 7};
   bool b_scalar = false;  ///< B a one-element initializer instead of a second graph input
@@ -72,7 +73,7 @@ struct QMulSpec {
   std::uint64_t seed = 1;
 };
 
-/// a (and b) -> com.microsoft.QLinearMul -> y; inputs full range.
+/// a (and b) -> com.microsoft.QLinearMul (or QLinearAdd) -> y; inputs full range.
 BuiltOnnx qlinear_mul_model(const QMulSpec& s);
 
 }  // namespace qparity_test

@@ -308,6 +308,44 @@ TEST(OnnxOracle, QLinearMulBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
+// com.microsoft QLinearAdd: ONNX Runtime's AVX2 kernel (float32 ratios, a fixed part, two FMAs on
+// the raw inputs, round half to even). Random scales; and exact binary ratios (1/2, 1/4) that put
+// many sums on exact halves, where TFLite's integer ADD (ties away from zero) must differ.
+TEST(OnnxOracle, QLinearAddBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 100;
+  for (DType t : {kS8, kU8}) {
+    for (bool scalar : {false, true}) {
+      for (int k = 0; k < 4; ++k) {
+        QMulSpec s;
+        s.op = "QLinearAdd";
+        s.t = t;
+        s.b_scalar = scalar;
+        const bool ties = k == 3;
+        if (ties) {
+          s.a_scale = 0.5f;
+          s.b_scale = 0.25f;
+          s.c_scale = 1.0f;
+        } else {
+          s.c_scale = k == 0 ? 0.07f : k == 1 ? 0.013f : 0.31f;  // moderate, saturating, coarse
+        }
+        if (t == kU8) {
+          s.a_zp = 128;
+          s.b_zp = 120;
+          s.c_zp = 131;
+        }
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearAdd ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : "") +
+                      (ties ? " ties" : ""),
+                  qlinear_mul_model(s)};
+        c.ties = ties;
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
+
 // Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
 TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;

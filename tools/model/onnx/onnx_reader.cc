@@ -85,7 +85,7 @@ class Importer {
   void read_node(const onnx::NodeProto& node, std::size_t index);
   void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
-  void read_qlinear_mul(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -605,10 +605,11 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
   add_node(std::move(n));
 }
 
-// com.microsoft QLinearMul: y = a * b, each with its own quantization; b is another activation of
-// a's shape or a one-element constant. Both inputs are taken in the layout a already has (NHWC when
-// a convolution produced it), so no transpose is added between convolutions and the product.
-void Importer::read_qlinear_mul(const onnx::NodeProto& node, const std::string& label) {
+// com.microsoft QLinearAdd / QLinearMul: y = a + b or a * b, each with its own quantization; b is
+// another activation of a's shape or a one-element constant. Both inputs are taken in the layout a
+// already has (NHWC when a convolution produced it), so no transpose is added between convolutions
+// and the element-wise op.
+void Importer::read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op) {
   if (node.input_size() != 8) {
     fail(fmt::format("{}: {} inputs; allowed: 8 (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, "
                      "C_zero_point)", label, node.input_size()));
@@ -657,7 +658,7 @@ void Importer::read_qlinear_mul(const onnx::NodeProto& node, const std::string& 
   }
   const int y = output_tensor(node.output(0), c_type, cq, nhwc, label);
   Node n;
-  n.op = OpKind::kMul;
+  n.op = op;
   n.name = node.name().empty() ? node.output(0) : node.name();
   n.inputs = {a, b};
   n.outputs = {y};
@@ -684,9 +685,14 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
   if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
-  if (domain == "com.microsoft" && node.op_type() == "QLinearMul") return read_qlinear_mul(node, label);
+  if (domain == "com.microsoft" && node.op_type() == "QLinearMul") {
+    return read_qlinear_binary(node, label, OpKind::kMul);
+  }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearAdd") {
+    return read_qlinear_binary(node, label, OpKind::kAdd);
+  }
   fail(fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
-                   "QLinearMatMul (constant b), com.microsoft.QLinearMul, Constant", label));
+                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul, Constant", label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {

@@ -41,8 +41,9 @@
 //                     operation one float32 rounding. It is the pattern of ONNX Runtime's QLinearAdd /
 //                     QLinearMul and PyTorch's quantized add / mul (dequantize, compute, requantize
 //                     with round-half-even), not a restatement of their kernels. Except MUL under
-//                     the onnxruntime preset: ONNX Runtime's MlasQLinearMul formula, measured
-//                     (mlas_mul below; docs/semantics.md §22.2).
+//                     the onnxruntime preset: ONNX Runtime's MlasQLinearMul formula, and ADD: its
+//                     AVX2 MlasQLinearAdd kernel, both measured (mlas_mul, mlas_add below;
+//                     docs/semantics.md §22.2).
 //
 // TFLite's XNNPACK delegate takes a node (xnnpack_takes; xnnpack_delegate.cc VisitAddNode /
 // VisitSubNode / VisitMulNode, CheckTensorQInt8OrQUInt8Type, CheckTensorsInputOutputScale,
@@ -120,6 +121,7 @@ bool npu_options_of(const Preset& preset, reference::NpuElementwiseOptions* out)
 struct Choice {
   bool float_formula = false;
   bool mlas_mul = false;  ///< MUL under the onnxruntime preset: ONNX Runtime's MlasQLinearMul (x86)
+  bool mlas_add = false;  ///< ADD under the onnxruntime preset: ONNX Runtime's MlasQLinearAdd (AVX2)
   ElementwiseArithmetic arithmetic = ElementwiseArithmetic::kTfliteDouble;
   reference::NpuElementwiseOptions npu{};
 };
@@ -163,6 +165,7 @@ Choice choose(const Graph& g, const Node& n, ElementwiseOp op, const System& sys
       // ONNX Runtime's QLinearMul (com.microsoft) has its own formula (docs/semantics.md §22.2);
       // its ADD / SUB are not measured and keep the generic float32 formula.
       c.mlas_mul = op == ElementwiseOp::kMul && name.compare(0, 11, "onnxruntime") == 0;
+      c.mlas_add = op == ElementwiseOp::kAdd && name.compare(0, 11, "onnxruntime") == 0;
       return c;
   }
   return c;
@@ -267,7 +270,11 @@ class ElementwisePrepared : public PreparedNode {
     const Activation act = activation_of(n);
     const Choice c = choose(g, n, op, sys);
     float_formula_ = c.float_formula;
-    mlas_mul_ = c.mlas_mul;
+    // ONNX's QLinearAdd / QLinearMul have no fused activation: a node with one (a .tflite model
+    // under the onnxruntime preset) keeps the generic float32 formula with its clamp.
+    mlas_mul_ = c.mlas_mul && act == Activation::kNone;
+    mlas_add_ = c.mlas_add && act == Activation::kNone;
+    scalar2_ = reference::shape_elements(b.shape) == 1 && reference::shape_elements(a.shape) != 1;
     try {
       if (float_formula_) {
         q1_ = tq(a);
@@ -304,6 +311,15 @@ class ElementwisePrepared : public PreparedNode {
                                   "float(float({:a} * {:a}) / {:a}); out of int32 range -> INT32_MIN (cvtps2dq)",
                                   cli::to_string(type_), q1_.zero_point, q2_.zero_point, mlas_ratio(), qo_.zero_point,
                                   q1_.scale, q2_.scale, qo_.scale));
+      return lines;
+    }
+    if (mlas_add_) {
+      lines.push_back(fmt::format("arithmetic: {} [ONNX Runtime MlasQLinearAdd, AVX2]", system_.name));
+      lines.push_back(fmt::format("ADD {}: r1 = float({:a} / {:a}), r2 = float({:a} / {:a}), f = {} - fma(r1, {}, r2 * "
+                                  "{}); y = sat(RNE(fma(x1, r1, fma(x2, r2, f)))){}",
+                                  cli::to_string(type_), q1_.scale, qo_.scale, q2_.scale, qo_.scale, qo_.zero_point,
+                                  q1_.zero_point, q2_.zero_point,
+                                  scalar2_ ? " with a scalar x2: f += x2 * r2 first, then y = sat(RNE(fma(x1, r1, f)))" : ""));
       return lines;
     }
     if (float_formula_) {
@@ -360,7 +376,10 @@ class ElementwisePrepared : public PreparedNode {
     const float ratio = mlas_ratio();
     std::size_t j1 = 0, j2 = 0;
     for (std::size_t i = 0; i < total; ++i) {
-      if (mlas_mul_) {
+      if (mlas_add_) {
+        y[i] = static_cast<T>(mlas_add(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]),
+                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      } else if (mlas_mul_) {
         y[i] = static_cast<T>(mlas_mul(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]), ratio,
                                        std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
       } else {
@@ -402,6 +421,30 @@ class ElementwisePrepared : public PreparedNode {
     return q < lo ? lo : (q > hi ? hi : q);
   }
 
+  /// One element of MlasQLinearAddKernelAvx2Helper (onnxruntime/core/mlas/lib/intrinsics/avx2/
+  /// qladd_avx2.cpp), what x86 builds run on AVX2 CPUs: the ratios r1 = s1 / so and r2 = s2 / so
+  /// in float32, a fixed part zo - (r1 z1 + r2 z2), then y = fma(x1, r1, fma(x2, r2, fixed)) on the
+  /// raw inputs; a one-element x2 is folded into the fixed part first (x2 r2 rounded, then added).
+  /// The fixed part is scalar C++ that the compiler may contract into an FMA; this takes the first
+  /// product fused, and the measured data does not separate that from the unfused sum
+  /// (docs/semantics.md §22.2, UNVERIFIED detail).
+  /// cvtps2dq rounds half to even (outside int32: INT32_MIN); saturating packs clamp.
+  std::int64_t mlas_add(std::int32_t a, std::int32_t b, std::int64_t lo, std::int64_t hi) const {
+    const float r1 = q1_.scale / qo_.scale, r2 = q2_.scale / qo_.scale;
+    float fixed = static_cast<float>(qo_.zero_point) -
+                  std::fma(r1, static_cast<float>(q1_.zero_point), r2 * static_cast<float>(q2_.zero_point));
+    float v = 0.0f;
+    if (scalar2_) {
+      fixed = fixed + static_cast<float>(b) * r2;
+      v = std::fma(static_cast<float>(a), r1, fixed);
+    } else {
+      v = std::fma(static_cast<float>(a), r1, std::fma(static_cast<float>(b), r2, fixed));
+    }
+    std::int64_t q = std::numeric_limits<std::int32_t>::min();
+    if (v >= -2147483648.0f && v < 2147483648.0f) q = static_cast<std::int64_t>(std::nearbyint(v));
+    return q < lo ? lo : (q > hi ? hi : q);
+  }
+
   System system_;
   Engine engine_;
   ElementwiseOp op_;
@@ -410,6 +453,8 @@ class ElementwisePrepared : public PreparedNode {
   DType type_ = DType::kInt8;
   bool float_formula_ = false;
   bool mlas_mul_ = false;
+  bool mlas_add_ = false;
+  bool scalar2_ = false;  ///< input 2 has one element (ORT's IsScalarB kernel)
   ElementwiseParams params_{};
   reference::TensorQuantization q1_{}, q2_{}, qo_{};
   OutputParams float_out_{};
