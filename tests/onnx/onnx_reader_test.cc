@@ -171,6 +171,22 @@ TEST(OnnxReader, QLinearMulKeepsTheLayoutOfItsInputs) {
                              "allowed: one int8 element"), std::string::npos) << error_of(b);
 }
 
+TEST(OnnxReader, GlobalAveragePoolIsMeanOverNhwcHW) {
+  QGapSpec s;
+  const Graph g = read_onnx(qlinear_global_average_pool_model(s).bytes, "gap.onnx");
+  ASSERT_EQ(g.nodes.size(), 3u);
+  EXPECT_EQ(g.nodes[1].op, OpKind::kMean);
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.nodes[1].outputs[0])].shape, (std::vector<std::size_t>{1, 1, 1, 16}));
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 16, 1, 1}));
+  qparity::model::Runner r(g, {qparity::model::find_profile("ort-cpu").pick(g, g.nodes[1])});
+  EXPECT_NE(r.prepared(1).describe()[1].find("MlasQLinearGlobalAveragePool"), std::string::npos)
+      << r.prepared(1).describe()[1];
+  s.y_scale = 1e-9f;  // x_scale / (y_scale * 49) >= 256: ORT refuses it, so does the profile
+  const Graph bad = read_onnx(qlinear_global_average_pool_model(s).bytes, "gap.onnx");
+  EXPECT_THROW(qparity::model::Runner(bad, {qparity::model::find_profile("ort-cpu").pick(bad, bad.nodes[1])}),
+               ToolError);
+}
+
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {
   EXPECT_NE(error_of(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0x07}).find("m.onnx: not an ONNX model"),
             std::string::npos);

@@ -183,3 +183,26 @@ BuiltOnnx qlinear_mul_model(const QMulSpec& s) {
 }
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+BuiltOnnx qlinear_global_average_pool_model(const QGapSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13, /*microsoft_domain=*/true);
+  b.input("x", s.t, s.shape);
+  b.output("y", s.t);
+  b.scales("xs", {s.x_scale});
+  b.zero_points("xz", s.t, {s.x_zp});
+  b.scales("ys", {s.y_scale});
+  b.zero_points("yz", s.t, {s.y_zp});
+  b.node("QLinearGlobalAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, "com.microsoft");
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearGlobalAveragePool {} {} scales {}/{} seed {}", qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.x_scale, s.y_scale, s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(
+      random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
+  return out;
+}
+
+}  // namespace qparity_test

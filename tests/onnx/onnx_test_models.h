@@ -77,3 +77,18 @@ struct QMulSpec {
 BuiltOnnx qlinear_mul_model(const QMulSpec& s);
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+struct QGapSpec {
+  qparity::cli::DType t = qparity::cli::DType::kUint8;
+  std::vector<std::size_t> shape{1, 16, 7, 7};  ///< NCHW
+  float x_scale = 0.05f, y_scale = 0.02f;
+  std::int64_t x_zp = 128, y_zp = 120;
+  std::uint64_t seed = 1;
+};
+
+/// x -> com.microsoft.QLinearGlobalAveragePool (channels_last 0) -> y [N, C, 1, 1]; inputs full range.
+BuiltOnnx qlinear_global_average_pool_model(const QGapSpec& s);
+
+}  // namespace qparity_test

@@ -346,6 +346,38 @@ TEST(OnnxOracle, QLinearAddBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
+// com.microsoft QLinearGlobalAveragePool: the int32 sum, one float32 multiply by
+// float(si / (so * pixels)), clamp, round half to even. Random scales and sizes; and 4x4 images
+// with si = so = 0.5 (the multiplier exactly 1/16, so sums = 8 mod 16 are exact halves), where
+// TFLite's MEAN (ties away from zero) must differ.
+TEST(OnnxOracle, QLinearGlobalAveragePoolBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 200;
+  for (DType t : {kU8, kS8}) {
+    for (std::size_t hw : {std::size_t{4}, std::size_t{7}, std::size_t{10}, std::size_t{13}}) {
+      for (float ys : {0.02f, 0.0031f, 0.05f}) {
+        const bool ties = hw == 4;
+        QGapSpec s;
+        s.t = t;
+        s.shape = {2, 24, hw, hw};
+        s.y_scale = ties ? 0.5f : ys;
+        if (ties) s.x_scale = 0.5f;
+        if (t == kS8) {
+          s.x_zp = -3;
+          s.y_zp = 4;
+        }
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearGlobalAveragePool ") + (t == kU8 ? "u8" : "s8") + (ties ? " ties" : ""),
+                  qlinear_global_average_pool_model(s)};
+        c.ties = ties;
+        cases.push_back(std::move(c));
+        if (ties) break;  // one model per type: the scales do not vary
+      }
+    }
+  }
+  run_cases(cases);
+}
+
 // Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
 TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;

@@ -14,6 +14,7 @@
 #include "model/op.h"
 #include "model/ops/conv_common.h"
 #include "model/ops/elementwise.h"
+#include "model/ops/mean.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -86,6 +87,7 @@ class Importer {
   void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
+  void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -666,6 +668,55 @@ void Importer::read_qlinear_binary(const onnx::NodeProto& node, const std::strin
   add_node(std::move(n));
 }
 
+// com.microsoft QLinearGlobalAveragePool: the mean over H and W of a 4-D tensor, as MEAN with
+// keep_dims over axes 1 and 2 of the NHWC tensor (channels_last 0: the importer's NHWC view of the
+// NCHW input; channels_last 1: the input as it is).
+void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() != 5) {
+    fail(fmt::format("{}: {} inputs; allowed: 5 (X, x_scale, x_zero_point, y_scale, y_zero_point)", label,
+                     node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  std::int64_t channels_last = 0;
+  if (const onnx::AttributeProto* a = attribute(node, "channels_last")) {
+    if (a->type() != onnx::AttributeProto_AttributeType_INT || (a->i() != 0 && a->i() != 1)) {
+      fail(fmt::format("{}: attribute channels_last must be 0 or 1", label));
+    }
+    channels_last = a->i();
+  }
+  DType x_type{}, y_type{};
+  Quantization xq, yq;
+  xq.scales = scales(node, 1, label, "x_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
+  yq.scales = scales(node, 3, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
+  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/channels_last == 0, label);
+  if (g_.tensors[static_cast<std::size_t>(x)].shape.size() != 4) {
+    fail(fmt::format("{}: X '{}' has shape {}; allowed: 4-D", label, node.input(0),
+                     cli::shape_text(g_.tensors[static_cast<std::size_t>(x)].shape)));
+  }
+  TensorDef axes;
+  axes.name = node.input(0) + ":axes";
+  axes.dtype = DType::kInt32;
+  axes.shape = {2};
+  Tensor data = cli::make_tensor(DType::kInt32, {2});
+  data.set_integer(0, 1);
+  data.set_integer(1, 2);
+  axes.data = std::move(data);
+  g_.tensors.push_back(std::move(axes));
+  const int axes_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/channels_last == 0, label);
+  Node n;
+  n.op = OpKind::kMean;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, axes_t};
+  n.outputs = {y};
+  auto o = std::make_shared<ReducerOptions>();
+  o->keep_dims = true;
+  n.options = o;
+  add_node(std::move(n));
+}
+
 void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   const std::string label = fmt::format("node {} ({}{}{}{})", index, domain.empty() ? "" : domain,
@@ -691,8 +742,12 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain == "com.microsoft" && node.op_type() == "QLinearAdd") {
     return read_qlinear_binary(node, label, OpKind::kAdd);
   }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearGlobalAveragePool") {
+    return read_qlinear_global_average_pool(node, label);
+  }
   fail(fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
-                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul, Constant", label));
+                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool, "
+                   "Constant", label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {
