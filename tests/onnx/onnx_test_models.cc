@@ -206,3 +206,51 @@ BuiltOnnx qlinear_global_average_pool_model(const QGapSpec& s) {
 }
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+BuiltOnnx resnet_block_model(DType act, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  OnnxBuilder b(13, /*microsoft_domain=*/true);
+  const bool u8 = act == DType::kUint8;
+  const std::int64_t z = u8 ? 128 : 0;
+  b.input("x", act, {1, 16, 12, 12});
+  b.output("y", act);
+  b.scales("xs", {0.05f});
+  b.zero_points("xz", act, {z});
+  for (int i = 1; i <= 2; ++i) {
+    const std::string p = "c" + std::to_string(i) + "_";
+    b.initializer(p + "w", random_tensor(rng, DType::kInt8, {16, 16, 3, 3}, -127, 127));
+    b.scales(p + "ws", spread_scales(rng, 0.004f, 16));
+    b.zero_points(p + "wz", DType::kInt8, std::vector<std::int64_t>(16, 0));
+    b.initializer(p + "b", random_tensor(rng, DType::kInt32, {16}, -2000, 2000));
+    b.scales(p + "ys", {0.06f + 0.02f * static_cast<float>(i)});
+    b.zero_points(p + "yz", act, {z + i});
+    const std::string in = i == 1 ? "x" : "c1_y", xs = i == 1 ? "xs" : "c1_ys", xz = i == 1 ? "xz" : "c1_yz";
+    onnx::NodeProto& n = b.node("QLinearConv", {in, xs, xz, p + "w", p + "ws", p + "wz", p + "ys", p + "yz", p + "b"},
+                                {p + "y"});
+    OnnxBuilder::ints(n, "kernel_shape", {3, 3});
+    OnnxBuilder::ints(n, "pads", {1, 1, 1, 1});
+  }
+  b.scales("rs", {0.09f});
+  b.zero_points("rz", act, {z - 2});
+  b.node("QLinearAdd", {"c2_y", "c2_ys", "c2_yz", "x", "xs", "xz", "rs", "rz"}, {"r"}, "com.microsoft");
+  b.scales("gs", {0.03f});
+  b.zero_points("gz", act, {z + 3});
+  b.node("QLinearGlobalAveragePool", {"r", "rs", "rz", "gs", "gz"}, {"g"}, "com.microsoft");
+  b.node("Flatten", {"g"}, {"f"});
+  b.initializer("fc_w", random_tensor(rng, DType::kInt8, {16, 10}, -127, 127));
+  b.scales("fc_ws", {0.01f});
+  b.zero_points("fc_wz", DType::kInt8, {0});
+  b.scales("ys", {0.02f});
+  b.zero_points("yz", act, {z - 1});
+  b.node("QLinearMatMul", {"f", "gs", "gz", "fc_w", "fc_ws", "fc_wz", "ys", "yz"}, {"y"});
+  BuiltOnnx out;
+  out.label = fmt::format("ResNet block + head {} seed {}", qparity::cli::to_string(act), seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, act, {1, 16, 12, 12}, qparity::cli::dtype_min(act),
+                                     qparity::cli::dtype_max(act)));
+  return out;
+}
+
+}  // namespace qparity_test

@@ -92,3 +92,12 @@ struct QGapSpec {
 BuiltOnnx qlinear_global_average_pool_model(const QGapSpec& s);
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+/// A ResNet-shaped block and head with seeded per-channel int8 weights: x [1, 16, 12, 12] ->
+/// 3x3 conv (16) -> 3x3 conv (16) -> QLinearAdd with x (the residual) -> QLinearGlobalAveragePool
+/// -> Flatten -> QLinearMatMul (16 -> 10) -> y [1, 10]. Activations `act`.
+BuiltOnnx resnet_block_model(qparity::cli::DType act, std::uint64_t seed);
+
+}  // namespace qparity_test

@@ -385,6 +385,12 @@ TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
     cases.push_back({"QLinearConv chain s8", qlinear_chain_model(kS8, seed)});
     cases.push_back({"QLinearConv chain u8 x s8", qlinear_chain_model(kU8, seed), true});
   }
+  // A residual block and a classifier head: convolutions, QLinearAdd, QLinearGlobalAveragePool,
+  // Flatten, QLinearMatMul (its output is a 10-vector, so many seeds).
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    cases.push_back({"ResNet block + head s8", resnet_block_model(kS8, seed)});
+    cases.push_back({"ResNet block + head u8 x s8", resnet_block_model(kU8, seed)});
+  }
   run_cases(cases);
 }
 

@@ -15,6 +15,7 @@
 #include "model/ops/conv_common.h"
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
+#include "model/ops/reshape.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -88,6 +89,7 @@ class Importer {
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
+  void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -717,6 +719,78 @@ void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, con
   add_node(std::move(n));
 }
 
+// Flatten / Reshape of a quantized activation: RESHAPE in ONNX's layout (an NHWC value is
+// transposed back first), the quantization passed through (no arithmetic).
+void Importer::read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten) {
+  if (node.input_size() != (flatten ? 1 : 2) || node.output_size() != 1) {
+    fail(fmt::format("{}: {} inputs and {} outputs; allowed: {} and 1", label, node.input_size(), node.output_size(),
+                     flatten ? "1 (input)" : "2 (data, constant shape)"));
+  }
+  const auto it = values_.find(node.input(0));
+  if (it == values_.end()) {
+    fail(fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label,
+                     node.input(0)));
+  }
+  const int primary = it->second.onnx >= 0 ? it->second.onnx : it->second.nhwc;
+  const TensorDef src = g_.tensors[static_cast<std::size_t>(primary)];
+  if (!src.quant.present()) {
+    fail(fmt::format("{}: input '{}' is not quantized by the node that produces or reads it; allowed: the 8-bit "
+                     "output of a QLinear node", label, node.input(0)));
+  }
+  const int x = activation(node.input(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  const std::vector<std::size_t> in = g_.tensors[static_cast<std::size_t>(x)].shape;
+  std::vector<std::int64_t> want;
+  if (flatten) {
+    std::int64_t axis = 1;
+    if (const onnx::AttributeProto* a = attribute(node, "axis")) {
+      if (a->type() != onnx::AttributeProto_AttributeType_INT) fail(fmt::format("{}: attribute axis must be an integer", label));
+      axis = a->i();
+    }
+    const auto rank = static_cast<std::int64_t>(in.size());
+    if (axis < -rank || axis > rank) fail(fmt::format("{}: axis {} for rank {}; allowed: {} to {}", label, axis, rank, -rank, rank));
+    if (axis < 0) axis += rank;
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= static_cast<std::int64_t>(in[static_cast<std::size_t>(i)]);
+    want = {outer, inner};
+  } else {
+    const Tensor& shape = constant_input(node, 1, label, "shape");
+    if (shape.dtype != DType::kInt64 || shape.shape.size() != 1 || shape.elements() > limits_.max_rank) {
+      fail(fmt::format("{}: shape '{}' is {} of shape {}; allowed: int64, 1-D, at most {} values", label, node.input(1),
+                       cli::to_string(shape.dtype), cli::shape_text(shape.shape), limits_.max_rank));
+    }
+    bool allow_zero = false;
+    if (const onnx::AttributeProto* a = attribute(node, "allowzero")) allow_zero = a->i() != 0;
+    for (std::size_t i = 0; i < shape.elements(); ++i) {
+      std::int64_t d = shape.integer_at(i);
+      if (d == 0 && !allow_zero) {  // allowzero 0 (the default): copy the input's dimension
+        if (i >= in.size()) fail(fmt::format("{}: shape[{}] = 0 copies a dimension the input lacks", label, i));
+        d = static_cast<std::int64_t>(in[i]);
+      }
+      want.push_back(d);
+    }
+  }
+  TensorDef sd;
+  sd.name = node.output(0) + ":shape";
+  sd.dtype = DType::kInt32;
+  sd.shape = {want.size()};
+  Tensor data = cli::make_tensor(DType::kInt32, sd.shape);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (want[i] < -1 || want[i] > INT32_MAX) fail(fmt::format("{}: new dimension {} = {} is out of range", label, i, want[i]));
+    data.set_integer(i, want[i]);
+  }
+  sd.data = std::move(data);
+  g_.tensors.push_back(std::move(sd));
+  const int shape_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kReshape;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, shape_t};
+  n.outputs = {y};
+  n.options = std::make_shared<ReshapeOptions>();
+  add_node(std::move(n));
+}
+
 void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   const std::string label = fmt::format("node {} ({}{}{}{})", index, domain.empty() ? "" : domain,
@@ -736,6 +810,8 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
   if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
+  if (domain.empty() && node.op_type() == "Flatten") return read_reshape(node, label, /*flatten=*/true);
+  if (domain.empty() && node.op_type() == "Reshape") return read_reshape(node, label, /*flatten=*/false);
   if (domain == "com.microsoft" && node.op_type() == "QLinearMul") {
     return read_qlinear_binary(node, label, OpKind::kMul);
   }
@@ -747,7 +823,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   fail(fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
                    "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool, "
-                   "Constant", label));
+                   "Flatten / Reshape of their outputs, Constant", label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {
