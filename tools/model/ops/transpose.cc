@@ -5,6 +5,7 @@
 // convolutions run NHWC (onnx/onnx_reader.cc).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "model/op.h"
@@ -50,6 +51,30 @@ class TransposePrepared : public PreparedNode {
     const Tensor& x = values[static_cast<std::size_t>(in_)];
     Tensor& y = values[static_cast<std::size_t>(out_)];
     const std::size_t rank = shape_.size();
+    // The ONNX importer's layout changes of 8-bit activations (NCHW <-> NHWC) as plain loops: each
+    // image is a [rows, cols] matrix transposed (NCHW -> NHWC: rows C, cols H*W; back: rows H*W,
+    // cols C), blocked so that both sides stay in cache.
+    if (elem_ == 1 && rank == 4 && (perm_ == std::vector<std::size_t>{0, 2, 3, 1} ||
+                                    perm_ == std::vector<std::size_t>{0, 3, 1, 2})) {
+      const bool to_nhwc = perm_[1] == 2;
+      const std::size_t rows = to_nhwc ? shape_[1] : shape_[1] * shape_[2];
+      const std::size_t cols = to_nhwc ? shape_[2] * shape_[3] : shape_[3];
+      constexpr std::size_t kBlock = 32;
+      for (std::size_t n = 0; n < shape_[0]; ++n) {
+        const std::uint8_t* src = x.bytes.data() + n * rows * cols;
+        std::uint8_t* dst = y.bytes.data() + n * rows * cols;
+        for (std::size_t r0 = 0; r0 < rows; r0 += kBlock) {
+          const std::size_t r1 = std::min(rows, r0 + kBlock);
+          for (std::size_t c0 = 0; c0 < cols; c0 += kBlock) {
+            const std::size_t c1 = std::min(cols, c0 + kBlock);
+            for (std::size_t r = r0; r < r1; ++r) {
+              for (std::size_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
+            }
+          }
+        }
+      }
+      return;
+    }
     // Input strides (in elements), then walk the output in C order with an odometer.
     std::vector<std::size_t> in_stride(rank, 1);
     for (std::size_t d = rank; d-- > 1;) in_stride[d - 1] = in_stride[d] * shape_[d];
