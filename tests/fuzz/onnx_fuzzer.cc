@@ -16,7 +16,9 @@
 
 namespace {
 
-bool named(const qparity::cli::ToolError& e) { return std::string(e.what()).rfind("fuzz.onnx", 0) == 0; }
+bool named(const qparity::cli::ToolError& e) {
+  return std::string(e.what()).rfind("fuzz.onnx", 0) == 0;
+}
 
 }  // namespace
 

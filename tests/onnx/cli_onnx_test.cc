@@ -17,7 +17,9 @@
 namespace qparity_cli_test {
 namespace {
 
-bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+bool contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
 
 struct WrittenModel {
   std::string dir, model, input;
@@ -58,8 +60,8 @@ TEST(CliOnnx, RunModelEqualsTheRunnerInOnnxLayout) {
     EXPECT_EQ(y.bytes, want.bytes) << profile;
   }
   const std::string dir = w.dir + "/all";
-  const CliResult all = run_cli({"run", "--model", w.model, "--input", w.input, "--preset", "ort-cpu", "--all-outputs",
-                                 dir});
+  const CliResult all =
+      run_cli({"run", "--model", w.model, "--input", w.input, "--preset", "ort-cpu", "--all-outputs", dir});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_TRUE(file_exists(dir + "/y.npy"));       // the graph output, NCHW, by its ONNX name
   EXPECT_TRUE(file_exists(dir + "/x_nhwc.npy"));  // the input transposed for the convolution
@@ -72,8 +74,8 @@ TEST(CliOnnx, InspectAndDiff) {
   EXPECT_TRUE(contains(ins.out, "CONV_2D")) << ins.out;
   EXPECT_TRUE(contains(ins.out, "TRANSPOSE")) << ins.out;
   EXPECT_TRUE(contains(ins.out, "pairsat16")) << ins.out;
-  const CliResult diff = run_cli({"diff", "--model", w.model, "--input", w.input, "--a", "ort-cpu-vnni", "--b",
-                                  "ort-cpu-avx2"});
+  const CliResult diff =
+      run_cli({"diff", "--model", w.model, "--input", w.input, "--a", "ort-cpu-vnni", "--b", "ort-cpu-avx2"});
   ASSERT_EQ(diff.exit_code, 0) << diff.err;
   // The convolution (named by its ONNX node) is where the two CPU kinds part: the u8 x s8 pair
   // saturation of ort-cpu-avx2 on full-range data; the transposes agree.

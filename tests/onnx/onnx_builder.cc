@@ -9,13 +9,20 @@ using qparity::cli::Tensor;
 
 int onnx_type_of(DType dtype) {
   switch (dtype) {
-    case DType::kInt8: return onnx::TensorProto_DataType_INT8;
-    case DType::kUint8: return onnx::TensorProto_DataType_UINT8;
-    case DType::kInt16: return onnx::TensorProto_DataType_INT16;
-    case DType::kInt32: return onnx::TensorProto_DataType_INT32;
-    case DType::kInt64: return onnx::TensorProto_DataType_INT64;
-    case DType::kFloat32: return onnx::TensorProto_DataType_FLOAT;
-    default: return onnx::TensorProto_DataType_UNDEFINED;
+    case DType::kInt8:
+      return onnx::TensorProto_DataType_INT8;
+    case DType::kUint8:
+      return onnx::TensorProto_DataType_UINT8;
+    case DType::kInt16:
+      return onnx::TensorProto_DataType_INT16;
+    case DType::kInt32:
+      return onnx::TensorProto_DataType_INT32;
+    case DType::kInt64:
+      return onnx::TensorProto_DataType_INT64;
+    case DType::kFloat32:
+      return onnx::TensorProto_DataType_FLOAT;
+    default:
+      return onnx::TensorProto_DataType_UNDEFINED;
   }
 }
 
@@ -65,15 +72,15 @@ void OnnxBuilder::initializer(const std::string& name, const Tensor& t) {
 }
 
 void OnnxBuilder::scales(const std::string& name, const std::vector<float>& values) {
-  Tensor t = qparity::cli::make_tensor(DType::kFloat32, values.size() == 1 ? std::vector<std::size_t>{}
-                                                                            : std::vector<std::size_t>{values.size()});
+  Tensor t = qparity::cli::make_tensor(
+      DType::kFloat32, values.size() == 1 ? std::vector<std::size_t>{} : std::vector<std::size_t>{values.size()});
   std::memcpy(t.bytes.data(), values.data(), 4 * values.size());
   initializer(name, t);
 }
 
 void OnnxBuilder::zero_points(const std::string& name, DType dtype, const std::vector<std::int64_t>& values) {
-  Tensor t = qparity::cli::make_tensor(dtype, values.size() == 1 ? std::vector<std::size_t>{}
-                                                                  : std::vector<std::size_t>{values.size()});
+  Tensor t = qparity::cli::make_tensor(
+      dtype, values.size() == 1 ? std::vector<std::size_t>{} : std::vector<std::size_t>{values.size()});
   for (std::size_t i = 0; i < values.size(); ++i) t.set_integer(i, values[i]);
   initializer(name, t);
 }

@@ -32,7 +32,9 @@ std::string error_of(const std::vector<std::uint8_t>& bytes) {
   return "(no error)";
 }
 
-std::string error_of(const OnnxBuilder& b) { return error_of(b.bytes()); }
+std::string error_of(const OnnxBuilder& b) {
+  return error_of(b.bytes());
+}
 
 // A minimal valid QLinearConv model (1x1, 2 -> 2 channels) for the malformed-file tests to break.
 OnnxBuilder conv_builder(std::int64_t opset = 13) {
@@ -169,7 +171,9 @@ TEST(OnnxReader, QLinearMulKeepsTheLayoutOfItsInputs) {
   b.zero_points("z", DType::kInt8, {0});
   b.node("QLinearMul", {"a", "s", "z", "b", "s", "z", "s", "z"}, {"y"}, "com.microsoft");
   EXPECT_NE(error_of(b).find("node 0 (com.microsoft.QLinearMul 'y_node'): constant B 'b' is int8 of shape [1, 4]; "
-                             "allowed: one int8 element"), std::string::npos) << error_of(b);
+                             "allowed: one int8 element"),
+            std::string::npos)
+      << error_of(b);
 }
 
 TEST(OnnxReader, GlobalAveragePoolIsMeanOverNhwcHW) {
@@ -194,8 +198,9 @@ TEST(OnnxReader, TransposeMatchesTheIndexFormula) {
   for (DType dt : {DType::kInt8, DType::kInt32}) {
     qparity::model::GraphBuilder b("transpose");
     const std::vector<std::size_t> shape{2, 37, 5, 9};
-    const int x = b.tensor("x", dt, shape, dt == DType::kInt8 ? qparity::model::GraphBuilder::per_tensor(0.5f, 1)
-                                                                : qparity::model::Quantization{});
+    const int x = b.tensor(
+        "x", dt, shape,
+        dt == DType::kInt8 ? qparity::model::GraphBuilder::per_tensor(0.5f, 1) : qparity::model::Quantization{});
     b.input(x);
     Tensor p1 = qparity::cli::make_tensor(DType::kInt32, {4}), p2 = p1;
     const std::int64_t a[4] = {0, 2, 3, 1}, c[4] = {0, 3, 1, 2};
@@ -213,7 +218,8 @@ TEST(OnnxReader, TransposeMatchesTheIndexFormula) {
     b.output(z);
     const Graph g = b.finish();
     Tensor in = qparity::cli::make_tensor(dt, shape);
-    for (std::size_t i = 0; i < in.elements(); ++i) in.set_integer(i, static_cast<std::int64_t>((i * 7919) % 251) - 100);
+    for (std::size_t i = 0; i < in.elements(); ++i)
+      in.set_integer(i, static_cast<std::int64_t>((i * 7919) % 251) - 100);
     qparity::model::Runner r(g, {qparity::model::find_profile("ort-cpu").pick(g, g.nodes[0])});
     r.run({in});
     const Tensor nhwc = r.outputs()[0], back = r.outputs()[1];
@@ -249,8 +255,14 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
-    b.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
-        0)->set_dim_param("batch");
+    b.model()
+        .mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
+        ->set_dim_param("batch");
     EXPECT_NE(error_of(b).find("graph input 0 'x' has a dynamic dimension 0 ('batch')"), std::string::npos)
         << error_of(b);
   }
@@ -259,7 +271,9 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->mutable_raw_data()->resize(3);
     EXPECT_NE(error_of(b).find("initializer 0 'w' has 3 bytes of raw_data; its shape [2, 2, 1, 1] and type INT8 "
-                               "need 4"), std::string::npos) << error_of(b);
+                               "need 4"),
+              std::string::npos)
+        << error_of(b);
   }
   {
     OnnxBuilder b = conv_builder();
@@ -279,7 +293,8 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
     b.scales("bad", {-1.0f});
     b.node("QLinearConv", {"x", "bad", "z", "w", "s", "z", "s", "z"}, {"y"});
     EXPECT_NE(error_of(b).find("node 0 (QLinearConv 'y_node'): x_scale 'bad' [0] = -1; allowed: finite and > 0"),
-              std::string::npos) << error_of(b);
+              std::string::npos)
+        << error_of(b);
   }
   {
     OnnxBuilder b = conv_builder();
@@ -297,7 +312,8 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
     OnnxBuilder b = conv_builder();
     b.node("QLinearConv", {"t", "s", "z", "w", "s", "z", "s", "z"}, {"y"});
     EXPECT_NE(error_of(b).find("input 't' is neither a graph input nor the output of an earlier node"),
-              std::string::npos) << error_of(b);
+              std::string::npos)
+        << error_of(b);
   }
   {
     OnnxBuilder b(13);  // group 2 of 2 channels each: a grouped, not depthwise, convolution
@@ -315,7 +331,8 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
     b.scales("s3", {0.5f, 0.5f, 0.5f});
     b.node("QLinearConv", {"x", "s", "z", "w", "s3", "z", "s", "z"}, {"y"});
     EXPECT_NE(error_of(b).find("w_scale 's3' has shape [3]; allowed: a scalar or 2 values (per axis)"),
-              std::string::npos) << error_of(b);
+              std::string::npos)
+        << error_of(b);
   }
   {
     OnnxBuilder b = conv_builder();

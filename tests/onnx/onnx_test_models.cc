@@ -47,8 +47,8 @@ BuiltOnnx qlinear_conv_model(const QConvSpec& s) {
   b.zero_points("w_zero_point", s.w, std::vector<std::int64_t>(nw, s.w_zp));
   b.scales("y_scale", {s.y_scale});
   b.zero_points("y_zero_point", s.x, {s.y_zp});
-  std::vector<std::string> inputs{"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale",
-                                  "y_zero_point"};
+  std::vector<std::string> inputs{"x",       "x_scale",      "x_zero_point", "w",
+                                  "w_scale", "w_zero_point", "y_scale",      "y_zero_point"};
   if (s.bias) {
     b.initializer("B", random_tensor(rng, DType::kInt32, {s.m}, -20000, 20000));
     inputs.push_back("B");
@@ -64,11 +64,11 @@ BuiltOnnx qlinear_conv_model(const QConvSpec& s) {
     OnnxBuilder::string_attr(n, "auto_pad", s.auto_pad);
   }
   BuiltOnnx out;
-  out.label = fmt::format("QLinearConv {}x{} c{} m{} k{}x{} group {} stride {} dil {} {}{} seed {}",
-                          qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group,
-                          s.stride, s.dilation, s.per_channel ? "per-channel" : "per-tensor",
-                          s.auto_pad.empty() ? fmt::format(" pads [{}]", fmt::join(s.pads, ",")) : " " + s.auto_pad,
-                          s.seed);
+  out.label =
+      fmt::format("QLinearConv {}x{} c{} m{} k{}x{} group {} stride {} dil {} {}{} seed {}",
+                  qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group, s.stride,
+                  s.dilation, s.per_channel ? "per-channel" : "per-tensor",
+                  s.auto_pad.empty() ? fmt::format(" pads [{}]", fmt::join(s.pads, ",")) : " " + s.auto_pad, s.seed);
   out.bytes = b.bytes();
   const bool full = s.x_lo == -1 && s.x_hi == -1;
   out.inputs.push_back(random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, full ? qparity::cli::dtype_min(s.x) : s.x_lo,
@@ -116,7 +116,8 @@ BuiltOnnx qlinear_chain_model(DType act, std::uint64_t seed) {
   struct Layer {
     std::size_t in, out, k, stride, group;
   };
-  const Layer layers[] = {{8, 16, 3, 2, 1}, {16, 16, 3, 1, 16}, {16, 24, 1, 1, 1}, {24, 48, 3, 2, 24}, {48, 8, 1, 1, 1}};
+  const Layer layers[] = {
+      {8, 16, 3, 2, 1}, {16, 16, 3, 1, 16}, {16, 24, 1, 1, 1}, {24, 48, 3, 2, 24}, {48, 8, 1, 1, 1}};
   std::string prev = "x";
   b.scales("s0", {0.05f});
   b.zero_points("z0", act, {u8 ? 128 : 0});
@@ -145,8 +146,8 @@ BuiltOnnx qlinear_chain_model(DType act, std::uint64_t seed) {
   BuiltOnnx built;
   built.label = fmt::format("QLinearConv chain (MobileNet v2 shaped) {} seed {}", qparity::cli::to_string(act), seed);
   built.bytes = b.bytes();
-  built.inputs.push_back(random_tensor(rng, act, {1, 8, 32, 32}, qparity::cli::dtype_min(act),
-                                       qparity::cli::dtype_max(act)));
+  built.inputs.push_back(
+      random_tensor(rng, act, {1, 8, 32, 32}, qparity::cli::dtype_min(act), qparity::cli::dtype_max(act)));
   return built;
 }
 
@@ -200,8 +201,7 @@ BuiltOnnx qlinear_global_average_pool_model(const QGapSpec& s) {
   out.label = fmt::format("QLinearGlobalAveragePool {} {} scales {}/{} seed {}", qparity::cli::to_string(s.t),
                           qparity::cli::shape_text(s.shape), s.x_scale, s.y_scale, s.seed);
   out.bytes = b.bytes();
-  out.inputs.push_back(
-      random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
+  out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
   return out;
 }
 
@@ -227,8 +227,8 @@ BuiltOnnx resnet_block_model(DType act, std::uint64_t seed) {
     b.scales(p + "ys", {0.06f + 0.02f * static_cast<float>(i)});
     b.zero_points(p + "yz", act, {z + i});
     const std::string in = i == 1 ? "x" : "c1_y", xs = i == 1 ? "xs" : "c1_ys", xz = i == 1 ? "xz" : "c1_yz";
-    onnx::NodeProto& n = b.node("QLinearConv", {in, xs, xz, p + "w", p + "ws", p + "wz", p + "ys", p + "yz", p + "b"},
-                                {p + "y"});
+    onnx::NodeProto& n =
+        b.node("QLinearConv", {in, xs, xz, p + "w", p + "ws", p + "wz", p + "ys", p + "yz", p + "b"}, {p + "y"});
     OnnxBuilder::ints(n, "kernel_shape", {3, 3});
     OnnxBuilder::ints(n, "pads", {1, 1, 1, 1});
   }
@@ -248,8 +248,8 @@ BuiltOnnx resnet_block_model(DType act, std::uint64_t seed) {
   BuiltOnnx out;
   out.label = fmt::format("ResNet block + head {} seed {}", qparity::cli::to_string(act), seed);
   out.bytes = b.bytes();
-  out.inputs.push_back(random_tensor(rng, act, {1, 16, 12, 12}, qparity::cli::dtype_min(act),
-                                     qparity::cli::dtype_max(act)));
+  out.inputs.push_back(
+      random_tensor(rng, act, {1, 16, 12, 12}, qparity::cli::dtype_min(act), qparity::cli::dtype_max(act)));
   return out;
 }
 

@@ -29,7 +29,7 @@ constexpr DType kS8 = DType::kInt8;
 constexpr DType kU8 = DType::kUint8;
 
 struct OrtCase {
-  std::string op;   ///< tally row: "QLinearConv u8 x s8 per-channel"
+  std::string op;  ///< tally row: "QLinearConv u8 x s8 per-channel"
   BuiltOnnx model;
   bool u8s8 = false;  ///< u8 activations x s8 weights through a GEMM (pair saturation on non-VNNI CPUs)
   bool ties = false;  ///< built to separate roundings: `contrast` must get elements wrong
@@ -158,7 +158,7 @@ std::vector<OrtCase> conv_cases() {
   for (DType x : {kS8, kU8}) {
     for (DType w : {kS8, kU8}) {
       if (x == kS8 && w == kU8) continue;  // ORT has no s8 x u8 convolution kernel
-      QConvSpec s;  // depthwise, multiplier 1 and 2
+      QConvSpec s;                         // depthwise, multiplier 1 and 2
       s.x = x;
       s.w = w;
       s.x_zp = x == kU8 ? 128 : 3;
@@ -271,9 +271,13 @@ void run_cases(const std::vector<OrtCase>& cases) {
   }
 }
 
-TEST(OnnxOracle, QLinearConvBitExactWithOrtCpu) { run_cases(conv_cases()); }
+TEST(OnnxOracle, QLinearConvBitExactWithOrtCpu) {
+  run_cases(conv_cases());
+}
 
-TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) { run_cases(matmul_cases()); }
+TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) {
+  run_cases(matmul_cases());
+}
 
 // com.microsoft QLinearMul: ONNX Runtime's own float32 formula (product of the corrected inputs in
 // int32, times float(s1 s2 / so), plus the zero point, round half to even). The generic float32
@@ -335,9 +339,9 @@ TEST(OnnxOracle, QLinearAddBitExactWithOrtCpu) {
           s.c_zp = 131;
         }
         s.seed = seed++;
-        OrtCase c{std::string("QLinearAdd ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : "") +
-                      (ties ? " ties" : ""),
-                  qlinear_mul_model(s)};
+        OrtCase c{
+            std::string("QLinearAdd ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : "") + (ties ? " ties" : ""),
+            qlinear_mul_model(s)};
         c.ties = ties;
         cases.push_back(std::move(c));
       }

@@ -13,8 +13,8 @@
 namespace qparity_test {
 
 struct OrtJob {
-  std::string name;                  ///< for messages
-  std::vector<std::uint8_t> model;   ///< .onnx bytes
+  std::string name;                 ///< for messages
+  std::vector<std::uint8_t> model;  ///< .onnx bytes
   std::vector<qparity::cli::Tensor> inputs;
 };
 

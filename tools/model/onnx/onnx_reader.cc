@@ -37,30 +37,55 @@ constexpr std::size_t kMaxModelBytes = static_cast<std::size_t>(INT_MAX);
 
 const char* onnx_type_name(int t) {
   switch (t) {
-    case onnx::TensorProto_DataType_FLOAT: return "FLOAT";
-    case onnx::TensorProto_DataType_UINT8: return "UINT8";
-    case onnx::TensorProto_DataType_INT8: return "INT8";
-    case onnx::TensorProto_DataType_UINT16: return "UINT16";
-    case onnx::TensorProto_DataType_INT16: return "INT16";
-    case onnx::TensorProto_DataType_INT32: return "INT32";
-    case onnx::TensorProto_DataType_INT64: return "INT64";
-    case onnx::TensorProto_DataType_STRING: return "STRING";
-    case onnx::TensorProto_DataType_BOOL: return "BOOL";
-    case onnx::TensorProto_DataType_FLOAT16: return "FLOAT16";
-    case onnx::TensorProto_DataType_DOUBLE: return "DOUBLE";
-    default: return "an unsupported type";
+    case onnx::TensorProto_DataType_FLOAT:
+      return "FLOAT";
+    case onnx::TensorProto_DataType_UINT8:
+      return "UINT8";
+    case onnx::TensorProto_DataType_INT8:
+      return "INT8";
+    case onnx::TensorProto_DataType_UINT16:
+      return "UINT16";
+    case onnx::TensorProto_DataType_INT16:
+      return "INT16";
+    case onnx::TensorProto_DataType_INT32:
+      return "INT32";
+    case onnx::TensorProto_DataType_INT64:
+      return "INT64";
+    case onnx::TensorProto_DataType_STRING:
+      return "STRING";
+    case onnx::TensorProto_DataType_BOOL:
+      return "BOOL";
+    case onnx::TensorProto_DataType_FLOAT16:
+      return "FLOAT16";
+    case onnx::TensorProto_DataType_DOUBLE:
+      return "DOUBLE";
+    default:
+      return "an unsupported type";
   }
 }
 
 bool dtype_of(int t, DType* out) {
   switch (t) {
-    case onnx::TensorProto_DataType_INT8: *out = DType::kInt8; return true;
-    case onnx::TensorProto_DataType_UINT8: *out = DType::kUint8; return true;
-    case onnx::TensorProto_DataType_INT16: *out = DType::kInt16; return true;
-    case onnx::TensorProto_DataType_INT32: *out = DType::kInt32; return true;
-    case onnx::TensorProto_DataType_INT64: *out = DType::kInt64; return true;
-    case onnx::TensorProto_DataType_FLOAT: *out = DType::kFloat32; return true;
-    default: return false;
+    case onnx::TensorProto_DataType_INT8:
+      *out = DType::kInt8;
+      return true;
+    case onnx::TensorProto_DataType_UINT8:
+      *out = DType::kUint8;
+      return true;
+    case onnx::TensorProto_DataType_INT16:
+      *out = DType::kInt16;
+      return true;
+    case onnx::TensorProto_DataType_INT32:
+      *out = DType::kInt32;
+      return true;
+    case onnx::TensorProto_DataType_INT64:
+      *out = DType::kInt64;
+      return true;
+    case onnx::TensorProto_DataType_FLOAT:
+      *out = DType::kFloat32;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -97,8 +122,8 @@ class Importer {
   std::vector<float> scales(const onnx::NodeProto& node, int i, const std::string& label, const char* role,
                             std::size_t per_axis) const;
   // A zero point input: int8 or uint8 (its type is the quantized tensor's), count as for scales.
-  std::vector<std::int64_t> zero_points(const onnx::NodeProto& node, int i, const std::string& label,
-                                        const char* role, std::size_t per_axis, DType* dtype) const;
+  std::vector<std::int64_t> zero_points(const onnx::NodeProto& node, int i, const std::string& label, const char* role,
+                                        std::size_t per_axis, DType* dtype) const;
   // The activation `value` as a qparity tensor in NHWC (nhwc) or ONNX layout, with its
   // quantization set (or checked against the one an earlier node gave it).
   int activation(const std::string& value, DType dtype, const Quantization& q, bool nhwc, const std::string& label);
@@ -123,8 +148,10 @@ void Importer::check_opsets(const onnx::ModelProto& model) {
     if (d.empty() || d == "ai.onnx") {
       have_default = true;
       if (op.version() < kMinOpset) {
-        fail(fmt::format("imports opset {} of the default domain; allowed: {} or later (re-export the model "
-                         "with a newer opset)", op.version(), kMinOpset));
+        fail(
+            fmt::format("imports opset {} of the default domain; allowed: {} or later (re-export the model "
+                        "with a newer opset)",
+                        op.version(), kMinOpset));
       }
     }
   }
@@ -219,16 +246,18 @@ void Importer::read_inputs(const onnx::GraphProto& graph) {
     for (int k = 0; k < tt.shape().dim_size(); ++k) {
       const onnx::TensorShapeProto_Dimension& dim = tt.shape().dim(k);
       if (!dim.has_dim_value() || dim.dim_value() < 0) {
-        fail(fmt::format("{} has a dynamic dimension {} ('{}'); allowed: static shapes (fix the dimension when "
-                         "exporting)", label, k, dim.has_dim_param() ? dim.dim_param() : std::string("?")));
+        fail(
+            fmt::format("{} has a dynamic dimension {} ('{}'); allowed: static shapes (fix the dimension when "
+                        "exporting)",
+                        label, k, dim.has_dim_param() ? dim.dim_param() : std::string("?")));
       }
       d.shape.push_back(static_cast<std::size_t>(dim.dim_value()));
     }
     std::size_t elements = 0;
     if (!cli::checked_elements(d.shape, cli::size_of(d.dtype), &elements) ||
         elements * cli::size_of(d.dtype) > limits_.max_tensor_bytes) {
-      fail(fmt::format("{} of shape {} is larger than the {} bytes a tensor may have", label,
-                       cli::shape_text(d.shape), limits_.max_tensor_bytes));
+      fail(fmt::format("{} of shape {} is larger than the {} bytes a tensor may have", label, cli::shape_text(d.shape),
+                       limits_.max_tensor_bytes));
     }
     g_.tensors.push_back(std::move(d));
     const int t = static_cast<int>(g_.tensors.size()) - 1;
@@ -328,8 +357,10 @@ int Importer::activation(const std::string& value, DType dtype, const Quantizati
                          const std::string& label) {
   const auto it = values_.find(value);
   if (it == values_.end()) {
-    fail(fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
-                     "topological order)", label, value));
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
+                    "topological order)",
+                    label, value));
   }
   Value& v = it->second;
   const int primary = v.onnx >= 0 ? v.onnx : v.nhwc;
@@ -342,9 +373,10 @@ int Importer::activation(const std::string& value, DType dtype, const Quantizati
     t.quant = q;
     if (v.onnx >= 0 && v.nhwc >= 0) g_.tensors[static_cast<std::size_t>(v.onnx == primary ? v.nhwc : v.onnx)].quant = q;
   } else if (t.quant.scales != q.scales || t.quant.zero_point() != q.zero_point()) {
-    fail(fmt::format("{}: input '{}' has scale {} and zero point {} here, but scale {} and zero point {} where "
-                     "another node uses or produces it; allowed: one quantization per tensor", label, value,
-                     q.scales[0], q.zero_point(), t.quant.scales[0], t.quant.zero_point()));
+    fail(
+        fmt::format("{}: input '{}' has scale {} and zero point {} here, but scale {} and zero point {} where "
+                    "another node uses or produces it; allowed: one quantization per tensor",
+                    label, value, q.scales[0], q.zero_point(), t.quant.scales[0], t.quant.zero_point()));
   }
   if (nhwc) {
     if (v.nhwc < 0) {
@@ -401,8 +433,10 @@ std::vector<std::int64_t> ints_attribute(const onnx::NodeProto& node, const char
 
 void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string& label) {
   if (node.input_size() < 8 || node.input_size() > 9) {
-    fail(fmt::format("{}: {} inputs; allowed: 8 or 9 (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, "
-                     "y_zero_point, optional B)", label, node.input_size()));
+    fail(
+        fmt::format("{}: {} inputs; allowed: 8 or 9 (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, "
+                    "y_zero_point, optional B)",
+                    label, node.input_size()));
   }
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
   const Tensor& w = constant_input(node, 3, label, "w");
@@ -411,7 +445,8 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
                      node.input(3), cli::shape_text(w.shape)));
   }
   const std::size_t m = w.shape[0], cpg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
-  if (m == 0 || cpg == 0 || kh == 0 || kw == 0) fail(fmt::format("{}: w '{}' has an empty dimension", label, node.input(3)));
+  if (m == 0 || cpg == 0 || kh == 0 || kw == 0)
+    fail(fmt::format("{}: w '{}' has an empty dimension", label, node.input(3)));
   DType x_type{}, w_type{}, y_type{};
   Quantization xq, yq, wq;
   xq.scales = scales(node, 1, label, "x_scale", 0);
@@ -429,7 +464,8 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
   const std::size_t c = xs[3];
   std::int64_t group = 1;
   if (const onnx::AttributeProto* a = attribute(node, "group")) {
-    if (a->type() != onnx::AttributeProto_AttributeType_INT) fail(fmt::format("{}: attribute group must be an integer", label));
+    if (a->type() != onnx::AttributeProto_AttributeType_INT)
+      fail(fmt::format("{}: attribute group must be an integer", label));
     group = a->i();
   }
   if (group < 1 || static_cast<std::size_t>(group) > c || c % static_cast<std::size_t>(group) != 0 ||
@@ -439,11 +475,13 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
   }
   const bool depthwise = group > 1 && cpg == 1;
   if (group > 1 && !depthwise) {
-    fail(fmt::format("{}: group {} with {} input channels per group is a grouped convolution; allowed: group 1 or "
-                     "depthwise (group = input channels)", label, group, cpg));
+    fail(
+        fmt::format("{}: group {} with {} input channels per group is a grouped convolution; allowed: group 1 or "
+                    "depthwise (group = input channels)",
+                    label, group, cpg));
   }
-  const std::vector<std::int64_t> ks = ints_attribute(node, "kernel_shape", 2, {static_cast<std::int64_t>(kh),
-                                                      static_cast<std::int64_t>(kw)}, label, name_);
+  const std::vector<std::int64_t> ks = ints_attribute(
+      node, "kernel_shape", 2, {static_cast<std::int64_t>(kh), static_cast<std::int64_t>(kw)}, label, name_);
   if (ks[0] != static_cast<std::int64_t>(kh) || ks[1] != static_cast<std::int64_t>(kw)) {
     fail(fmt::format("{}: kernel_shape [{}, {}] differs from w's {}x{}", label, ks[0], ks[1], kh, kw));
   }
@@ -494,8 +532,8 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
     fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET, VALID, SAME_UPPER, SAME_LOWER", label, auto_pad));
   }
   // The filter in qparity's layout: OHWI for a convolution, 1HWO (axis 3) for a depthwise one.
-  Tensor f = cli::make_tensor(w.dtype, depthwise ? std::vector<std::size_t>{1, kh, kw, m}
-                                                 : std::vector<std::size_t>{m, kh, kw, cpg});
+  Tensor f = cli::make_tensor(
+      w.dtype, depthwise ? std::vector<std::size_t>{1, kh, kw, m} : std::vector<std::size_t>{m, kh, kw, cpg});
   const std::size_t es = cli::size_of(w.dtype);
   for (std::size_t o = 0; o < m; ++o) {
     for (std::size_t i = 0; i < cpg; ++i) {
@@ -554,8 +592,10 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
 
 void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label) {
   if (node.input_size() != 8) {
-    fail(fmt::format("{}: {} inputs; allowed: 8 (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, "
-                     "y_zero_point)", label, node.input_size()));
+    fail(
+        fmt::format("{}: {} inputs; allowed: 8 (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, "
+                    "y_zero_point)",
+                    label, node.input_size()));
   }
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
   const Tensor& b = constant_input(node, 3, label, "b");
@@ -579,14 +619,15 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
   const std::vector<std::size_t>& as = g_.tensors[static_cast<std::size_t>(a)].shape;
   if (as.size() < 2 || as.back() != k) {
-    fail(fmt::format("{}: a '{}' has shape {}; allowed: rank >= 2 with last dimension {} (b's K)", label,
-                     node.input(0), cli::shape_text(as), k));
+    fail(fmt::format("{}: a '{}' has shape {}; allowed: rank >= 2 with last dimension {} (b's K)", label, node.input(0),
+                     cli::shape_text(as), k));
   }
   // FULLY_CONNECTED's filter is (N, K): b transposed, quantized along its rows.
   Tensor f = cli::make_tensor(b.dtype, {nn, k});
   const std::size_t es = cli::size_of(b.dtype);
   for (std::size_t i = 0; i < k; ++i) {
-    for (std::size_t j = 0; j < nn; ++j) std::memcpy(f.bytes.data() + (j * k + i) * es, b.bytes.data() + (i * nn + j) * es, es);
+    for (std::size_t j = 0; j < nn; ++j)
+      std::memcpy(f.bytes.data() + (j * k + i) * es, b.bytes.data() + (i * nn + j) * es, es);
   }
   bq.axis = 0;
   TensorDef fd;
@@ -615,8 +656,10 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
 // and the element-wise op.
 void Importer::read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op) {
   if (node.input_size() != 8) {
-    fail(fmt::format("{}: {} inputs; allowed: 8 (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, "
-                     "C_zero_point)", label, node.input_size()));
+    fail(
+        fmt::format("{}: {} inputs; allowed: 8 (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, "
+                    "C_zero_point)",
+                    label, node.input_size()));
   }
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
   DType a_type{}, b_type{}, c_type{};
@@ -638,9 +681,11 @@ void Importer::read_qlinear_binary(const onnx::NodeProto& node, const std::strin
   const auto cb = constants_.find(node.input(3));
   if (cb != constants_.end()) {
     if (cb->second.elements() != 1 || cb->second.dtype != b_type) {
-      fail(fmt::format("{}: constant B '{}' is {} of shape {}; allowed: one {} element (or B computed at run time "
-                       "with A's shape)", label, node.input(3), cli::to_string(cb->second.dtype),
-                       cli::shape_text(cb->second.shape), cli::to_string(b_type)));
+      fail(
+          fmt::format("{}: constant B '{}' is {} of shape {}; allowed: one {} element (or B computed at run time "
+                      "with A's shape)",
+                      label, node.input(3), cli::to_string(cb->second.dtype), cli::shape_text(cb->second.shape),
+                      cli::to_string(b_type)));
     }
     TensorDef bd;
     bd.name = node.input(3);
@@ -728,14 +773,16 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   }
   const auto it = values_.find(node.input(0));
   if (it == values_.end()) {
-    fail(fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label,
-                     node.input(0)));
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label, node.input(0)));
   }
   const int primary = it->second.onnx >= 0 ? it->second.onnx : it->second.nhwc;
   const TensorDef src = g_.tensors[static_cast<std::size_t>(primary)];
   if (!src.quant.present()) {
-    fail(fmt::format("{}: input '{}' is not quantized by the node that produces or reads it; allowed: the 8-bit "
-                     "output of a QLinear node", label, node.input(0)));
+    fail(
+        fmt::format("{}: input '{}' is not quantized by the node that produces or reads it; allowed: the 8-bit "
+                    "output of a QLinear node",
+                    label, node.input(0)));
   }
   const int x = activation(node.input(0), src.dtype, src.quant, /*nhwc=*/false, label);
   const std::vector<std::size_t> in = g_.tensors[static_cast<std::size_t>(x)].shape;
@@ -743,14 +790,17 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   if (flatten) {
     std::int64_t axis = 1;
     if (const onnx::AttributeProto* a = attribute(node, "axis")) {
-      if (a->type() != onnx::AttributeProto_AttributeType_INT) fail(fmt::format("{}: attribute axis must be an integer", label));
+      if (a->type() != onnx::AttributeProto_AttributeType_INT)
+        fail(fmt::format("{}: attribute axis must be an integer", label));
       axis = a->i();
     }
     const auto rank = static_cast<std::int64_t>(in.size());
-    if (axis < -rank || axis > rank) fail(fmt::format("{}: axis {} for rank {}; allowed: {} to {}", label, axis, rank, -rank, rank));
+    if (axis < -rank || axis > rank)
+      fail(fmt::format("{}: axis {} for rank {}; allowed: {} to {}", label, axis, rank, -rank, rank));
     if (axis < 0) axis += rank;
     std::int64_t outer = 1, inner = 1;
-    for (std::int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= static_cast<std::int64_t>(in[static_cast<std::size_t>(i)]);
+    for (std::int64_t i = 0; i < rank; ++i)
+      (i < axis ? outer : inner) *= static_cast<std::int64_t>(in[static_cast<std::size_t>(i)]);
     want = {outer, inner};
   } else {
     const Tensor& shape = constant_input(node, 1, label, "shape");
@@ -775,7 +825,8 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   sd.shape = {want.size()};
   Tensor data = cli::make_tensor(DType::kInt32, sd.shape);
   for (std::size_t i = 0; i < want.size(); ++i) {
-    if (want[i] < -1 || want[i] > INT32_MAX) fail(fmt::format("{}: new dimension {} = {} is out of range", label, i, want[i]));
+    if (want[i] < -1 || want[i] > INT32_MAX)
+      fail(fmt::format("{}: new dimension {} = {} is out of range", label, i, want[i]));
     data.set_integer(i, want[i]);
   }
   sd.data = std::move(data);
@@ -793,9 +844,9 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
 
 void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-  const std::string label = fmt::format("node {} ({}{}{}{})", index, domain.empty() ? "" : domain,
-                                        domain.empty() ? "" : ".", node.op_type(),
-                                        node.name().empty() ? "" : fmt::format(" '{}'", node.name()));
+  const std::string label =
+      fmt::format("node {} ({}{}{}{})", index, domain.empty() ? "" : domain, domain.empty() ? "" : ".", node.op_type(),
+                  node.name().empty() ? "" : fmt::format(" '{}'", node.name()));
   if (domain.empty() && node.op_type() == "Constant") {
     if (node.output_size() != 1 || node.output(0).empty()) fail(fmt::format("{}: needs one named output", label));
     const onnx::AttributeProto* a = attribute(node, "value");
@@ -821,9 +872,11 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain == "com.microsoft" && node.op_type() == "QLinearGlobalAveragePool") {
     return read_qlinear_global_average_pool(node, label);
   }
-  fail(fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
-                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool, "
-                   "Flatten / Reshape of their outputs, Constant", label));
+  fail(
+      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
+                  "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool, "
+                  "Flatten / Reshape of their outputs, Constant",
+                  label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {
@@ -852,8 +905,10 @@ Graph Importer::read(const onnx::ModelProto& model) {
     const std::string& out = graph.output(i).name();
     const auto it = values_.find(out);
     if (it == values_.end()) {
-      fail(fmt::format("graph output {} '{}' is not computed by any node qparity read (an initializer or an unknown "
-                       "name)", i, out));
+      fail(
+          fmt::format("graph output {} '{}' is not computed by any node qparity read (an initializer or an unknown "
+                      "name)",
+                      i, out));
     }
     Value& v = it->second;
     if (v.onnx < 0) v.onnx = add_transpose(v.nhwc, out, {0, 3, 1, 2});

@@ -22,14 +22,16 @@ std::vector<std::size_t> permutation_of(const Graph& g, const Node& n, std::size
   require_dtype(g, n, p, "perm", {DType::kInt32, DType::kInt64});
   if (!p.constant()) node_error(g, n, fmt::format("perm '{}' is computed at run time; allowed: a constant", p.name));
   if (p.data->elements() != rank) {
-    node_error(g, n, fmt::format("perm '{}' has {} elements for an input of rank {}", p.name, p.data->elements(), rank));
+    node_error(g, n,
+               fmt::format("perm '{}' has {} elements for an input of rank {}", p.name, p.data->elements(), rank));
   }
   std::vector<std::size_t> perm;
   std::vector<bool> seen(rank, false);
   for (std::size_t i = 0; i < rank; ++i) {
     const std::int64_t v = p.data->integer_at(i);
     if (v < 0 || static_cast<std::size_t>(v) >= rank || seen[static_cast<std::size_t>(v)]) {
-      node_error(g, n, fmt::format("perm '{}' is not a permutation of 0..{} (element {} = {})", p.name, rank - 1, i, v));
+      node_error(g, n,
+                 fmt::format("perm '{}' is not a permutation of 0..{} (element {} = {})", p.name, rank - 1, i, v));
     }
     seen[static_cast<std::size_t>(v)] = true;
     perm.push_back(static_cast<std::size_t>(v));
@@ -54,8 +56,8 @@ class TransposePrepared : public PreparedNode {
     // The ONNX importer's layout changes of 8-bit activations (NCHW <-> NHWC) as plain loops: each
     // image is a [rows, cols] matrix transposed (NCHW -> NHWC: rows C, cols H*W; back: rows H*W,
     // cols C), blocked so that both sides stay in cache.
-    if (elem_ == 1 && rank == 4 && (perm_ == std::vector<std::size_t>{0, 2, 3, 1} ||
-                                    perm_ == std::vector<std::size_t>{0, 3, 1, 2})) {
+    if (elem_ == 1 && rank == 4 &&
+        (perm_ == std::vector<std::size_t>{0, 2, 3, 1} || perm_ == std::vector<std::size_t>{0, 3, 1, 2})) {
       const bool to_nhwc = perm_[1] == 2;
       const std::size_t rows = to_nhwc ? shape_[1] : shape_[1] * shape_[2];
       const std::size_t cols = to_nhwc ? shape_[2] * shape_[3] : shape_[3];
@@ -128,13 +130,15 @@ class TransposeOp : public Op {
     const std::vector<std::size_t> perm = permutation_of(g, n, in.shape.size());
     const TensorDef& out = output_def(g, n, 0);
     if (out.dtype != in.dtype) {
-      node_error(g, n, fmt::format("output '{}' is {}, the input {}; allowed: the same type", out.name,
-                                   cli::to_string(out.dtype), cli::to_string(in.dtype)));
+      node_error(g, n,
+                 fmt::format("output '{}' is {}, the input {}; allowed: the same type", out.name,
+                             cli::to_string(out.dtype), cli::to_string(in.dtype)));
     }
     if (in.quant.present() && !same_quantization(in, out)) {
-      node_error(g, n, fmt::format("output '{}' is quantized differently from input '{}'; allowed: the same scale "
-                                   "and zero point (TRANSPOSE moves elements, it does not requantize)",
-                                   out.name, in.name));
+      node_error(g, n,
+                 fmt::format("output '{}' is quantized differently from input '{}'; allowed: the same scale "
+                             "and zero point (TRANSPOSE moves elements, it does not requantize)",
+                             out.name, in.name));
     }
     std::vector<std::size_t> shape;
     for (std::size_t p : perm) shape.push_back(in.shape[p]);
