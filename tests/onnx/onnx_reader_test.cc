@@ -7,6 +7,7 @@
 
 #include "model/graph_builder.h"
 #include "model/onnx/onnx_reader.h"
+#include "model/ops/data_ops.h"
 #include "model/runner.h"
 #include "model/system.h"
 #include "onnx_builder.h"
@@ -235,6 +236,23 @@ TEST(OnnxReader, TransposeMatchesTheIndexFormula) {
     }
     EXPECT_EQ(back.bytes, in.bytes) << qparity::cli::to_string(dt);
   }
+}
+
+TEST(OnnxReader, ConcatAxesAndTheInt8RescaleLimit) {
+  QConcatSpec s;
+  s.after_convs = true;  // NHWC inputs: the ONNX channel axis 1 becomes 3
+  const Graph g = read_onnx(qlinear_concat_model(s).bytes, "concat.onnx");
+  std::size_t concat = g.nodes.size();
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op == OpKind::kConcatenation) concat = i;
+  }
+  ASSERT_LT(concat, g.nodes.size());
+  EXPECT_EQ(g.nodes[concat].opts<qparity::model::ConcatenationOptions>().axis, 3);
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 7, 5, 6}));
+  s.t = DType::kInt8;  // int8 inputs quantized unlike the output: refused, naming the node
+  s.after_convs = false;
+  const std::string e = error_of(qlinear_concat_model(s).bytes);
+  EXPECT_NE(e.find("(CONCATENATION 'y_node'): int8 input 0 'a' has scale"), std::string::npos) << e;
 }
 
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {

@@ -254,3 +254,55 @@ BuiltOnnx resnet_block_model(DType act, std::uint64_t seed) {
 }
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+BuiltOnnx qlinear_concat_model(const QConcatSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13, /*microsoft_domain=*/true);
+  const bool u8 = s.t == DType::kUint8;
+  const std::int64_t lo = qparity::cli::dtype_min(s.t), hi = qparity::cli::dtype_max(s.t);
+  // Along the channel axis the two inputs may differ in channels; along H or W they must not.
+  const std::size_t c2 = s.axis == 1 || s.axis == -3 ? 4 : 3;
+  const std::vector<std::size_t> sa{1, 3, 5, 6}, sb{1, c2, 5, 6};
+  b.output("y", s.t);
+  b.scales("ys", {0.04f});
+  b.zero_points("yz", s.t, {u8 ? 125 : -2});
+  b.scales("as", {s.same_quantization ? 0.04f : 0.031f});
+  b.zero_points("az", s.t, {s.same_quantization ? (u8 ? 125 : -2) : (u8 ? 130 : 3)});
+  b.scales("bs", {s.same_quantization ? 0.04f : 0.057f});
+  b.zero_points("bz", s.t, {s.same_quantization ? (u8 ? 125 : -2) : (u8 ? 118 : -6)});
+  if (s.after_convs) {
+    b.input("x", s.t, {1, 3, 5, 6});
+    b.scales("xs", {0.05f});
+    b.zero_points("xz", s.t, {u8 ? 128 : 0});
+    for (int i = 0; i < 2; ++i) {
+      const std::string p = i == 0 ? "a" : "b";
+      const std::size_t m = i == 0 ? 3 : c2;
+      b.initializer(p + "_w", random_tensor(rng, DType::kInt8, {m, 3, 1, 1}, -127, 127));
+      b.scales(p + "_ws", {0.01f});
+      b.zero_points(p + "_wz", DType::kInt8, {0});
+      onnx::NodeProto& n =
+          b.node("QLinearConv", {"x", "xs", "xz", p + "_w", p + "_ws", p + "_wz", p + "s", p + "z"}, {p});
+      OnnxBuilder::ints(n, "kernel_shape", {1, 1});
+    }
+  } else {
+    b.input("a", s.t, sa);
+    b.input("b", s.t, sb);
+  }
+  onnx::NodeProto& n = b.node("QLinearConcat", {"ys", "yz", "a", "as", "az", "b", "bs", "bz"}, {"y"}, "com.microsoft");
+  OnnxBuilder::int_attr(n, "axis", s.axis);
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearConcat {} axis {}{}{} seed {}", qparity::cli::to_string(s.t), s.axis,
+                          s.after_convs ? " after convs" : "", s.same_quantization ? " same quantization" : "", s.seed);
+  out.bytes = b.bytes();
+  if (s.after_convs) {
+    out.inputs.push_back(random_tensor(rng, s.t, {1, 3, 5, 6}, lo, hi));
+  } else {
+    out.inputs.push_back(random_tensor(rng, s.t, sa, lo, hi));
+    out.inputs.push_back(random_tensor(rng, s.t, sb, lo, hi));
+  }
+  return out;
+}
+
+}  // namespace qparity_test

@@ -101,3 +101,18 @@ namespace qparity_test {
 BuiltOnnx resnet_block_model(qparity::cli::DType act, std::uint64_t seed);
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+struct QConcatSpec {
+  qparity::cli::DType t = qparity::cli::DType::kUint8;
+  bool after_convs = false;  ///< inputs computed by two 1x1 QLinearConv (NHWC inside qparity)
+  std::int64_t axis = 1;
+  bool same_quantization = false;  ///< every input quantized like the output (required for int8)
+  std::uint64_t seed = 1;
+};
+
+/// com.microsoft.QLinearConcat of two 4-D tensors [1, 3, 5, 6] and [1, 4 or 3, 5, 6] along `axis`.
+BuiltOnnx qlinear_concat_model(const QConcatSpec& s);
+
+}  // namespace qparity_test

@@ -382,6 +382,31 @@ TEST(OnnxOracle, QLinearGlobalAveragePoolBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
+// com.microsoft QLinearConcat: uint8 inputs with their own scales are rescaled (ORT's lookup
+// table: dequantize, divide by the output scale, round half to even); int8 inputs share the output's
+// quantization. Along C, H and W, from graph inputs (ONNX layout) and after convolutions (NHWC).
+TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 300;
+  for (DType t : {kU8, kS8}) {
+    for (bool convs : {false, true}) {
+      for (std::int64_t axis : {1, 2, -1}) {
+        QConcatSpec s;
+        s.t = t;
+        s.after_convs = convs;
+        s.axis = axis;
+        s.same_quantization = t == kS8;
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearConcat ") + (t == kU8 ? "u8 rescaled" : "s8") + (convs ? " after convs" : ""),
+                  qlinear_concat_model(s)};
+        c.ties = t == kU8;  // the rescaled rows: TFLite's uint8 CONCATENATION rounds differently
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
+
 // Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
 TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;

@@ -13,6 +13,7 @@
 
 #include "model/op.h"
 #include "model/ops/conv_common.h"
+#include "model/ops/data_ops.h"
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
 #include "model/ops/reshape.h"
@@ -115,6 +116,7 @@ class Importer {
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
+  void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -764,6 +766,67 @@ void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, con
   add_node(std::move(n));
 }
 
+// com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X_i, X_i_scale, X_i_zero_point per
+// input) as CONCATENATION. 4-D inputs that all exist in NHWC are joined there (the ONNX axis mapped:
+// C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. int8 inputs must share the output's
+// quantization (qparity's int8 CONCATENATION does not rescale); uint8 inputs are rescaled.
+void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 5 || (node.input_size() - 2) % 3 != 0 || node.output_size() != 1) {
+    fail(
+        fmt::format("{}: {} inputs and {} outputs; allowed: Y_scale, Y_zero_point, then (X, X_scale, "
+                    "X_zero_point) per input, and 1 output",
+                    label, node.input_size(), node.output_size()));
+  }
+  const onnx::AttributeProto* ax = attribute(node, "axis");
+  if (ax == nullptr || ax->type() != onnx::AttributeProto_AttributeType_INT) {
+    fail(fmt::format("{}: attribute axis (an integer) is required", label));
+  }
+  DType y_type{};
+  Quantization yq;
+  yq.scales = scales(node, 0, label, "Y_scale", 0);
+  yq.zero_points = zero_points(node, 1, label, "Y_zero_point", 0, &y_type);
+  const int count = (node.input_size() - 2) / 3;
+  bool all_nhwc = true;
+  for (int i = 0; i < count; ++i) {
+    const auto it = values_.find(node.input(2 + 3 * i));
+    all_nhwc = all_nhwc && it != values_.end() && it->second.nhwc >= 0;
+  }
+  std::vector<int> inputs;
+  std::size_t rank = 0;
+  for (int i = 0; i < count; ++i) {
+    const int k = 2 + 3 * i;
+    DType t{};
+    Quantization q;
+    q.scales = scales(node, k + 1, label, "X_scale", 0);
+    q.zero_points = zero_points(node, k + 2, label, "X_zero_point", 0, &t);
+    if (t != y_type) {
+      fail(fmt::format("{}: input {} is {}, Y {}; allowed: one type", label, i, cli::to_string(t),
+                       cli::to_string(y_type)));
+    }
+    inputs.push_back(activation(node.input(k), t, q, all_nhwc, label));
+    rank = g_.tensors[static_cast<std::size_t>(inputs.back())].shape.size();
+  }
+  std::int64_t axis = ax->i();
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    fail(fmt::format("{}: axis {} for rank {}; allowed: {} to {}", label, axis, r, -r, r - 1));
+  if (axis < 0) axis += r;
+  if (all_nhwc) {
+    const int to_nhwc[4] = {0, 3, 1, 2};
+    axis = to_nhwc[axis];
+  }
+  const int y = output_tensor(node.output(0), y_type, yq, all_nhwc, label);
+  Node n;
+  n.op = OpKind::kConcatenation;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = inputs;
+  n.outputs = {y};
+  auto o = std::make_shared<ConcatenationOptions>();
+  o->axis = static_cast<int>(axis);
+  n.options = o;
+  add_node(std::move(n));
+}
+
 // Flatten / Reshape of a quantized activation: RESHAPE in ONNX's layout (an NHWC value is
 // transposed back first), the quantization passed through (no arithmetic).
 void Importer::read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten) {
@@ -872,9 +935,11 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain == "com.microsoft" && node.op_type() == "QLinearGlobalAveragePool") {
     return read_qlinear_global_average_pool(node, label);
   }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearConcat") return read_qlinear_concat(node, label);
   fail(
       fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
-                  "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool, "
+                  "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
+                  "QLinearConcat, "
                   "Flatten / Reshape of their outputs, Constant",
                   label));
 }
