@@ -306,3 +306,29 @@ BuiltOnnx qlinear_concat_model(const QConcatSpec& s) {
 }
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+BuiltOnnx qlinear_average_pool_model(const QAvgPoolSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13, /*microsoft_domain=*/true);
+  b.input("x", s.t, s.shape);
+  b.output("y", s.t);
+  b.scales("xs", {s.x_scale});
+  b.zero_points("xz", s.t, {s.x_zp});
+  b.scales("ys", {s.y_scale});
+  b.zero_points("yz", s.t, {s.y_zp});
+  onnx::NodeProto& n = b.node("QLinearAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, "com.microsoft");
+  OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
+  OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
+  if (s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", "SAME_UPPER");
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearAveragePool {} {} k{} s{} {} scales {}/{} seed {}", qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? "SAME_UPPER" : "VALID",
+                          s.x_scale, s.y_scale, s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
+  return out;
+}
+
+}  // namespace qparity_test

@@ -116,3 +116,20 @@ struct QConcatSpec {
 BuiltOnnx qlinear_concat_model(const QConcatSpec& s);
 
 }  // namespace qparity_test
+
+namespace qparity_test {
+
+struct QAvgPoolSpec {
+  qparity::cli::DType t = qparity::cli::DType::kUint8;
+  std::vector<std::size_t> shape{1, 8, 11, 9};  ///< NCHW
+  std::int64_t k = 3, stride = 2;
+  bool same_upper = false;  ///< else no padding
+  float x_scale = 0.05f, y_scale = 0.03f;
+  std::int64_t x_zp = 128, y_zp = 120;
+  std::uint64_t seed = 1;
+};
+
+/// x -> com.microsoft.QLinearAveragePool -> y; input full range.
+BuiltOnnx qlinear_average_pool_model(const QAvgPoolSpec& s);
+
+}  // namespace qparity_test

@@ -407,6 +407,41 @@ TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
+// com.microsoft QLinearAveragePool: each tap dequantized to float32, summed in row order, divided
+// by the in-image tap count, quantized with round half to even. VALID windows, and SAME_UPPER ones
+// (partial windows at the edges) for int8, 2x2 windows with si = so = 0.5 for exact halves (ties), where
+// TFLite's AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ.
+TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 400;
+  for (DType t : {kU8, kS8}) {
+    for (int v = 0; v < 4; ++v) {
+      QAvgPoolSpec s;
+      s.t = t;
+      if (t == kS8) {
+        s.x_zp = -4;
+        s.y_zp = 2;
+      }
+      s.same_upper = v == 1 || v == 2;
+      if (s.same_upper && t == kU8) continue;  // refused by the reader (onnx_reader_test)
+      s.k = v == 2 ? 2 : 3;
+      s.stride = v == 2 ? 1 : 2;
+      if (v == 3) {  // ties
+        s.k = 2;
+        s.stride = 2;
+        s.x_scale = s.y_scale = 0.5f;
+        s.y_zp = s.x_zp;
+      }
+      s.seed = seed++;
+      OrtCase c{std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8") + (v == 3 ? " ties" : ""),
+                qlinear_average_pool_model(s)};
+      c.ties = v == 3;
+      cases.push_back(std::move(c));
+    }
+  }
+  run_cases(cases);
+}
+
 // Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
 TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;

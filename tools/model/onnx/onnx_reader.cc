@@ -16,6 +16,7 @@
 #include "model/ops/data_ops.h"
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
+#include "model/ops/pool2d.h"
 #include "model/ops/reshape.h"
 #include "tool_error.h"
 
@@ -117,6 +118,7 @@ class Importer {
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
   void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label);
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -827,6 +829,75 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
   add_node(std::move(n));
 }
 
+// com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view: VALID (no
+// padding) or SAME_UPPER windows, padding not counted (count_include_pad 0), ceil_mode 0.
+void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() != 5 || node.output_size() != 1) {
+    fail(
+        fmt::format("{}: {} inputs and {} outputs; allowed: 5 (X, x_scale, x_zero_point, y_scale, y_zero_point) "
+                    "and 1",
+                    label, node.input_size(), node.output_size()));
+  }
+  for (const char* a : {"count_include_pad", "ceil_mode", "channels_last"}) {
+    if (const onnx::AttributeProto* at = attribute(node, a)) {
+      if (at->i() != 0) fail(fmt::format("{}: {} = {}; allowed: 0", label, a, at->i()));
+    }
+  }
+  if (attribute(node, "dilations") != nullptr) fail(fmt::format("{}: dilations are not supported", label));
+  const onnx::AttributeProto* ks = attribute(node, "kernel_shape");
+  if (ks == nullptr || ks->ints_size() != 2) fail(fmt::format("{}: kernel_shape must be 2 integers", label));
+  const std::vector<std::int64_t> k{ks->ints(0), ks->ints(1)};
+  const std::vector<std::int64_t> st = ints_attribute(node, "strides", 2, {1, 1}, label, name_);
+  for (std::int64_t v : {k[0], k[1], st[0], st[1]}) {
+    if (v < 1 || v > 65536) fail(fmt::format("{}: kernel_shape and strides must be 1 to 65536", label));
+  }
+  std::string auto_pad = "NOTSET";
+  if (const onnx::AttributeProto* a = attribute(node, "auto_pad")) auto_pad = a->s();
+  reference::PoolWindow w;
+  w.filter_h = static_cast<std::size_t>(k[0]);
+  w.filter_w = static_cast<std::size_t>(k[1]);
+  w.stride_h = static_cast<std::size_t>(st[0]);
+  w.stride_w = static_cast<std::size_t>(st[1]);
+  if (auto_pad == "SAME_UPPER") {
+    w.padding = Padding::kSame;
+  } else if (auto_pad == "VALID" || auto_pad == "NOTSET") {
+    const std::vector<std::int64_t> pads = ints_attribute(node, "pads", 4, {0, 0, 0, 0}, label, name_);
+    for (std::int64_t v : pads) {
+      if (v != 0)
+        fail(fmt::format("{}: explicit pads [{}]; allowed: none, or auto_pad SAME_UPPER / VALID", label,
+                         fmt::join(pads, ", ")));
+    }
+    w.padding = Padding::kValid;
+  } else {
+    fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET (no pads), VALID, SAME_UPPER", label, auto_pad));
+  }
+  DType x_type{}, y_type{};
+  Quantization xq, yq;
+  xq.scales = scales(node, 1, label, "x_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
+  yq.scales = scales(node, 3, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
+  if (w.padding == Padding::kSame && x_type == DType::kUint8) {
+    // Measured: ONNX Runtime's uint8 kernel differs by 1 from the float formula on some windows
+    // that reach into the padding (docs/semantics.md §22.2); int8 and unpadded windows match.
+    fail(
+        fmt::format("{}: uint8 with auto_pad SAME_UPPER is not reproduced yet (ONNX Runtime's uint8 kernel "
+                    "differs on windows that reach into the padding); allowed: int8, or no padding",
+                    label));
+  }
+  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
+  Node n;
+  n.op = OpKind::kAveragePool2D;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x};
+  n.outputs = {y};
+  auto o = std::make_shared<Pool2DOptions>();
+  o->window = w;
+  n.options = o;
+  add_node(std::move(n));
+}
+
 // Flatten / Reshape of a quantized activation: RESHAPE in ONNX's layout (an NHWC value is
 // transposed back first), the quantization passed through (no arithmetic).
 void Importer::read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten) {
@@ -936,6 +1007,9 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
     return read_qlinear_global_average_pool(node, label);
   }
   if (domain == "com.microsoft" && node.op_type() == "QLinearConcat") return read_qlinear_concat(node, label);
+  if (domain == "com.microsoft" && node.op_type() == "QLinearAveragePool") {
+    return read_qlinear_average_pool(node, label);
+  }
   fail(
       fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
