@@ -25,7 +25,9 @@
 //       were not read).
 //   kNpu              kNpuSingleRounding with the preset's tie rule and multiplier precision
 //       (UNVERIFIED).
-//   kFloat            kFloat32 (UNVERIFIED).
+//   kFloat            kFloat32 (UNVERIFIED); the H,W mean of a 4-D tensor under the onnxruntime
+//                     preset: ONNX Runtime's QLinearGlobalAveragePool formula, measured
+//                     (mlas_global_average_pool; docs/semantics.md §22.2).
 // TFLite's builtin MEAN rounds the default way (tflite_builtin_preset: default).
 //
 // XNNPACK's delegate (xnnpack_takes; xnnpack_delegate.cc VisitReduceNode with xnn_reduce_mean):

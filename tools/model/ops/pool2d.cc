@@ -17,7 +17,9 @@
 //         qu8 average pooling is not modelled.
 //     kNpu            kNpuSingleRounding with the preset's tie rule and multiplier precision
 //         (reference/op_common.h NpuHypothesis; UNVERIFIED).
-//     kFloat          kFloat32 (ONNX QLinearAveragePool pattern; UNVERIFIED).
+//     kFloat          kFloat32 (UNVERIFIED); under the onnxruntime preset without a fused
+//                     activation: ONNX Runtime's QLinearAveragePool formula, measured
+//                     (ort_average_pool; docs/semantics.md §22.2).
 //   MAX_POOL_2D
 //     kTfliteReference, kTfliteOptimized  MaxPoolVariant::kTflite: bounds zp + HAZ(f / s).
 //     kXnnpack        kXnnpack: bounds RNE(f / s + zp) (xnn_qs8_quantize; measured §21.3). The
