@@ -1,7 +1,7 @@
 // The 16-bit float formats GPUs, NPUs and AI accelerators store activations in, converted to and
 // from float32 in portable code (no F16C or AVX-512 BF16 needed): the reference that the
 // precision-emulating arithmetics and the tool's float16 dumps use, and the oracle their SIMD
-// conversions are checked against. docs/semantics.md §22.
+// conversions are checked against. docs/semantics.md §23.
 //
 // binary16 (IEEE 754-2008 half precision): 1 sign, 5 exponent (bias 15), 10 fraction bits; normal
 // numbers 2^-14 .. 65504, subnormals down to 2^-24.

@@ -182,8 +182,11 @@ TEST(ModelElementwise, SystemsPickTheirArithmetic) {
     EXPECT_NE(lines[0].find(std::string("[") + r.arithmetic + "]"), std::string::npos)
         << r.profile << ": " << lines[0];
   }
-  const std::vector<std::string> f = describe(add.graph, "onnxruntime");
+  const std::vector<std::string> f = describe(add.graph, "fbgemm");
   EXPECT_NE(f[0].find("float32 formula, UNVERIFIED"), std::string::npos) << f[0];
+  // ONNX Runtime's preset: its own measured kernels (docs/semantics.md §22.2).
+  const std::vector<std::string> o = describe(add.graph, "onnxruntime");
+  EXPECT_NE(o[0].find("ONNX Runtime MlasQLinearAdd"), std::string::npos) << o[0];
   // uint8 under TFLite Micro's arithmetic is refused, naming the node and the system.
   const Built u8 = build(OpKind::kAdd, DType::kUint8, {3}, {3});
   EXPECT_THROW(describe(u8.graph, "cmsis-nn"), ToolError);

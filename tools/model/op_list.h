@@ -36,7 +36,8 @@
   X(MaxPool2D, "MAX_POOL_2D", 17, 2, max_pool2d)                        \
   X(Mean, "MEAN", 40, 2, mean)                                          \
   X(Relu, "RELU", 19, 2, relu)                                          \
-  X(Relu6, "RELU6", 21, 2, relu6)
+  X(Relu6, "RELU6", 21, 2, relu6)                                       \
+  X(Transpose, "TRANSPOSE", 39, 2, transpose)
 
 namespace qparity::model {
 

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "model/graph.h"
 #include "model/op.h"
 #include "tool_error.h"
@@ -116,12 +120,81 @@ Profile xnnpack_profile(Target target) {
   return p;
 }
 
+/// The CPU variants of ONNX Runtime's arithmetic (docs/semantics.md §20.2, §22).
+enum class OrtCpu : std::uint8_t {
+  kAvx2,  ///< x86 without VNNI: u8 x s8 GEMMs multiply with VPMADDUBSW (int16 pair saturation)
+  kVnni,  ///< x86 with AVX-VNNI / AVX-512 VNNI: VPDPBUSD, exact int32
+};
+
+}  // namespace
+
+bool cpu_has_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  // CPUID directly (older compilers' __builtin_cpu_supports does not know "avxvnni"): leaf 7
+  // subleaf 0 ECX bit 11 is AVX512_VNNI, subleaf 1 EAX bit 4 is AVX-VNNI; the OS must save the
+  // YMM state (XCR0 bits 1-2) and, for AVX-512, the opmask and ZMM state (bits 5-7).
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) return false;  // OSXSAVE
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6u) != 0x6u) return false;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  const bool avx512_vnni = (c & (1u << 11)) != 0 && (b & (1u << 16)) != 0 && (xcr0_lo & 0xe0u) == 0xe0u;
+  bool avx_vnni = false;
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) avx_vnni = (a & (1u << 4)) != 0;
+  return avx512_vnni || avx_vnni;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+/// ONNX Runtime's CPU execution provider: QLinearConv and QLinearMatMul requantize with MLAS's
+/// MlasRequantizeOutput (preset onnxruntime: F32, float-composed scale); on CPUs without VNNI the
+/// u8-activation x s8-weight convolutions and matrix products accumulate through VPMADDUBSW, each
+/// pair of consecutive K products saturated to int16 (accumulator pairsat16). Depthwise
+/// convolutions (MlasConvDepthwise) and the other type combinations accumulate exactly.
+System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& profile) {
+  System s = system_of_preset(find_preset("onnxruntime"));
+  s.name = fmt::format("{} (onnxruntime)", profile);
+  if (cpu == OrtCpu::kAvx2 && (n.op == OpKind::kConv2D || n.op == OpKind::kFullyConnected) && n.inputs.size() >= 2 &&
+      n.inputs[0] >= 0 && n.inputs[1] >= 0) {
+    const TensorDef& in = g.tensors[static_cast<std::size_t>(n.inputs[0])];
+    const TensorDef& w = g.tensors[static_cast<std::size_t>(n.inputs[1])];
+    if (in.dtype == cli::DType::kUint8 && w.dtype == cli::DType::kInt8) {
+      s.preset.name = "onnxruntime-pairsat16";
+      s.preset.description = "ONNX Runtime MLAS u8 x s8 on AVX2 without VNNI: int16-saturated K pairs, then F32";
+      s.preset.accumulator = AccumulatorSpec{AccumulatorKind::kPairSaturating, 32};
+      s.name = fmt::format("{} (onnxruntime, pairsat16)", profile);
+    }
+  }
+  return s;
+}
+
+Profile ort_profile(const std::string& name, const std::string& description, std::function<OrtCpu()> cpu) {
+  Profile p;
+  p.name = name;
+  p.description = description;
+  p.source = "microsoft/onnxruntime onnxruntime/core/mlas/lib/quantize.cpp (MlasRequantizeOutput), "
+             "qgemm_kernel_avx2.cpp (VPMADDUBSW) and the VNNI QGEMM kernels; docs/semantics.md §22";
+  p.pick = [cpu, name](const Graph& g, const Node& n) { return ort_system(g, n, cpu(), name); };
+  return p;
+}
+
 }  // namespace
 
 const std::vector<Profile>& runtime_profiles() {
   static const std::vector<Profile> profiles = {
       xnnpack_profile(Target::kX86),  xnnpack_profile(Target::kArm),  xnnpack_profile(Target::kWasm),
       builtin_profile(Target::kX86),  builtin_profile(Target::kArm),  builtin_profile(Target::kWasm),
+      ort_profile("ort-cpu", "ONNX Runtime's CPU execution provider as it runs on this CPU (ort-cpu-vnni or "
+                  "ort-cpu-avx2, by the CPU's VNNI support)",
+                  [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }),
+      ort_profile("ort-cpu-avx2", "ONNX Runtime's CPU execution provider on x86 without VNNI (u8 x s8 products "
+                  "summed in int16-saturated pairs)", [] { return OrtCpu::kAvx2; }),
+      ort_profile("ort-cpu-vnni", "ONNX Runtime's CPU execution provider on x86 with AVX-VNNI or AVX-512 VNNI "
+                  "(exact int32 accumulation)", [] { return OrtCpu::kVnni; }),
   };
   return profiles;
 }

@@ -66,6 +66,10 @@ const std::vector<Profile>& runtime_profiles();
 /// node that preset's system. Throws cli::ToolError listing the names.
 Profile find_profile(const std::string& name);
 
+/// Whether this CPU has VNNI (AVX-VNNI or AVX-512 VNNI), which ONNX Runtime's MLAS uses for its
+/// u8 x s8 GEMMs instead of VPMADDUBSW (profile ort-cpu picks ort-cpu-vnni or ort-cpu-avx2 by it).
+bool cpu_has_vnni();
+
 /// The system a preset implies for every node (its op style and target; see system.cc for each).
 System system_of_preset(const Preset& preset);
 

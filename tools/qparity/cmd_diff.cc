@@ -278,7 +278,7 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       "maps), or two tensor dumps. Per layer: elements differing, histogram of b - a in LSBs, max "
       "|diff|, MAE, cosine similarity; isolated and accumulated.");
   sub->add_option("--stack", o->stack, "Stack JSON to run under A and B")->type_name("FILE");
-  sub->add_option("--model", o->model, "A .tflite model to run under A and B (or A and the dumps of --dump-b)")
+  sub->add_option("--model", o->model, "A .tflite or .onnx model to run under A and B (or A and the dumps of --dump-b)")
       ->type_name("FILE");
   sub->add_option("--seed", o->seed, "With --model and no --input: seed of the generated inputs (default 1)");
   sub->add_option("--input", o->input, "Input .npy (default: the stack's \"input\")")->type_name("FILE");

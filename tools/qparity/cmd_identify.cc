@@ -187,7 +187,7 @@ CLI::App* add_identify_command(CLI::App& app, IdentifyOptions* o) {
       "accumulator depth) by how many of a device's observed outputs it reproduces.");
   sub->add_option("--probe", o->probe, "A probe directory written by 'qparity probe --output DIR'")->type_name("DIR");
   sub->add_option("--stack", o->stack, "Or a stack JSON whose layers the device ran")->type_name("FILE");
-  sub->add_option("--model", o->model, "Or a .tflite model the device ran (--observed: its tensors by name)")
+  sub->add_option("--model", o->model, "Or a .tflite or .onnx model the device ran (--observed: its tensors by name)")
       ->type_name("FILE");
   sub->add_option("--input", o->input, "With --stack: the input .npy (default: the stack's \"input\")")
       ->type_name("FILE");

@@ -94,7 +94,7 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions* o) {
   CLI::App* sub = app.add_subcommand(
       "inspect", "Show a model's ops, tensors and quantization, and under --a (and --b) each op's arithmetic "
                  "and derived integer parameters.");
-  sub->add_option("model", o->model, "A .tflite model")->required()->type_name("FILE");
+  sub->add_option("model", o->model, "A .tflite or .onnx model")->required()->type_name("FILE");
   sub->add_option("--a", o->a, "A preset, runtime profile or per-op map whose parameters are shown")->type_name("MAP");
   sub->add_option("--b", o->b, "With --a: a second one; lists the ops the two treat differently")->type_name("MAP");
   sub->footer("Exit status: 0 success, 1 I/O error, 2 invalid option or malformed model.");

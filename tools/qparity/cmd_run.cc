@@ -151,7 +151,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
   sub->add_option("--params", o->params, "Layer parameters (JSON, tools/qparity/SCHEMA.md)")->type_name("FILE");
   sub->add_option("--stack", o->stack, "Stack file (JSON: input and layers, SCHEMA.md)")->type_name("FILE");
   sub->add_option("--model", o->model,
-                  "A .tflite model: --preset then takes a preset, a runtime profile or a per-op map")
+                  "A .tflite or .onnx model: --preset then takes a preset, a runtime profile or a per-op map")
       ->type_name("FILE");
   sub->add_option("--seed", o->seed, "With --model and no --input: seed of the generated inputs (default 1)");
   sub->add_option("--output", o->output, "Write the (last layer's) output here (.npy)")->type_name("FILE");

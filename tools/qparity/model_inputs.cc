@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 
+#include "model/onnx/onnx_reader.h"
 #include "model/tflite/tflite_reader.h"
 #include "npy.h"
 #include "tool_error.h"
@@ -11,7 +14,15 @@
 namespace qparity::cli {
 
 model::Graph load_model(const std::string& path) {
-  // The reader names the file in every message and checks the identifier itself.
+  // A .tflite is recognised by its "TFL3" identifier whatever its name; protobuf has no magic
+  // number, so ONNX goes by the .onnx extension. The readers name the file in every message.
+  std::vector<std::uint8_t> head(8);
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+    head.resize(in ? head.size() : static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  }
+  if (!model::looks_like_tflite(head) && model::named_like_onnx(path)) return model::read_onnx_file(path);
   return model::read_tflite_file(path);
 }
 

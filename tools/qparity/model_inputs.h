@@ -9,7 +9,8 @@
 
 namespace qparity::cli {
 
-/// Reads a model file (.tflite; the format is recognised by its contents). Throws ToolError.
+/// Reads a model file: .tflite (recognised by its identifier) or .onnx (by its extension). Throws
+/// ToolError.
 model::Graph load_model(const std::string& path);
 
 /// The model's inputs from a comma-separated list of .npy files (one per graph input, in order),

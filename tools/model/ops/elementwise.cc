@@ -40,7 +40,10 @@
 //                     y = clamp(RNE_sat(r / so) + zo) with the preset's clamp derivation, every
 //                     operation one float32 rounding. It is the pattern of ONNX Runtime's QLinearAdd /
 //                     QLinearMul and PyTorch's quantized add / mul (dequantize, compute, requantize
-//                     with round-half-even), not a restatement of their kernels.
+//                     with round-half-even), not a restatement of their kernels. Except MUL under
+//                     the onnxruntime preset: ONNX Runtime's MlasQLinearMul formula, and ADD: its
+//                     AVX2 MlasQLinearAdd kernel, both measured (mlas_mul, mlas_add below;
+//                     docs/semantics.md §22.2).
 //
 // TFLite's XNNPACK delegate takes a node (xnnpack_takes; xnnpack_delegate.cc VisitAddNode /
 // VisitSubNode / VisitMulNode, CheckTensorQInt8OrQUInt8Type, CheckTensorsInputOutputScale,
@@ -54,6 +57,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "model/op.h"
@@ -116,6 +120,8 @@ bool npu_options_of(const Preset& preset, reference::NpuElementwiseOptions* out)
 /// What a node computes under a system: an arithmetic of the header, or the float32 formula.
 struct Choice {
   bool float_formula = false;
+  bool mlas_mul = false;  ///< MUL under the onnxruntime preset: ONNX Runtime's MlasQLinearMul (x86)
+  bool mlas_add = false;  ///< ADD under the onnxruntime preset: ONNX Runtime's MlasQLinearAdd (AVX2)
   ElementwiseArithmetic arithmetic = ElementwiseArithmetic::kTfliteDouble;
   reference::NpuElementwiseOptions npu{};
 };
@@ -156,6 +162,10 @@ Choice choose(const Graph& g, const Node& n, ElementwiseOp op, const System& sys
       return c;
     case OpStyle::kFloat:
       c.float_formula = true;
+      // ONNX Runtime's QLinearMul (com.microsoft) has its own formula (docs/semantics.md §22.2);
+      // its ADD / SUB are not measured and keep the generic float32 formula.
+      c.mlas_mul = op == ElementwiseOp::kMul && name.compare(0, 11, "onnxruntime") == 0;
+      c.mlas_add = op == ElementwiseOp::kAdd && name.compare(0, 11, "onnxruntime") == 0;
       return c;
   }
   return c;
@@ -260,6 +270,11 @@ class ElementwisePrepared : public PreparedNode {
     const Activation act = activation_of(n);
     const Choice c = choose(g, n, op, sys);
     float_formula_ = c.float_formula;
+    // ONNX's QLinearAdd / QLinearMul have no fused activation: a node with one (a .tflite model
+    // under the onnxruntime preset) keeps the generic float32 formula with its clamp.
+    mlas_mul_ = c.mlas_mul && act == Activation::kNone;
+    mlas_add_ = c.mlas_add && act == Activation::kNone;
+    scalar2_ = reference::shape_elements(b.shape) == 1 && reference::shape_elements(a.shape) != 1;
     try {
       if (float_formula_) {
         q1_ = tq(a);
@@ -290,6 +305,23 @@ class ElementwisePrepared : public PreparedNode {
 
   std::vector<std::string> describe() const override {
     std::vector<std::string> lines;
+    if (mlas_mul_) {
+      lines.push_back(fmt::format("arithmetic: {} [ONNX Runtime MlasQLinearMul, x86]", system_.name));
+      lines.push_back(fmt::format("MUL {}: y = sat(RNE(float(float((x1 - {}) * (x2 - {})) * {:a}) + {})), the ratio "
+                                  "float(float({:a} * {:a}) / {:a}); out of int32 range -> INT32_MIN (cvtps2dq)",
+                                  cli::to_string(type_), q1_.zero_point, q2_.zero_point, mlas_ratio(), qo_.zero_point,
+                                  q1_.scale, q2_.scale, qo_.scale));
+      return lines;
+    }
+    if (mlas_add_) {
+      lines.push_back(fmt::format("arithmetic: {} [ONNX Runtime MlasQLinearAdd, AVX2]", system_.name));
+      lines.push_back(fmt::format("ADD {}: r1 = float({:a} / {:a}), r2 = float({:a} / {:a}), f = {} - fma(r1, {}, r2 * "
+                                  "{}); y = sat(RNE(fma(x1, r1, fma(x2, r2, f)))){}",
+                                  cli::to_string(type_), q1_.scale, qo_.scale, q2_.scale, qo_.scale, qo_.zero_point,
+                                  q1_.zero_point, q2_.zero_point,
+                                  scalar2_ ? " with a scalar x2: f += x2 * r2 first, then y = sat(RNE(fma(x1, r1, f)))" : ""));
+      return lines;
+    }
     if (float_formula_) {
       lines.push_back(fmt::format("arithmetic: {} [float32 formula, UNVERIFIED]", system_.name));
       const char* sym = op_ == ElementwiseOp::kAdd ? "+" : op_ == ElementwiseOp::kSub ? "-" : "*";
@@ -341,13 +373,23 @@ class ElementwisePrepared : public PreparedNode {
       }
     }
     const std::size_t total = reference::shape_elements(shape);
+    const float ratio = mlas_ratio();
     std::size_t j1 = 0, j2 = 0;
     for (std::size_t i = 0; i < total; ++i) {
-      const float r1 = q1_.scale * static_cast<float>(static_cast<std::int32_t>(x1[j1]) - q1_.zero_point);
-      const float r2 = q2_.scale * static_cast<float>(static_cast<std::int32_t>(x2[j2]) - q2_.zero_point);
-      const float r = op_ == ElementwiseOp::kAdd ? r1 + r2 : op_ == ElementwiseOp::kSub ? r1 - r2 : r1 * r2;
-      const std::int64_t q = static_cast<std::int64_t>(detail::round_half_even_saturating(r / qo_.scale)) + qo_.zero_point;
-      y[i] = static_cast<T>(q < float_out_.qmin ? float_out_.qmin : (q > float_out_.qmax ? float_out_.qmax : q));
+      if (mlas_add_) {
+        y[i] = static_cast<T>(mlas_add(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]),
+                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      } else if (mlas_mul_) {
+        y[i] = static_cast<T>(mlas_mul(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]), ratio,
+                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      } else {
+        const float r1 = q1_.scale * static_cast<float>(static_cast<std::int32_t>(x1[j1]) - q1_.zero_point);
+        const float r2 = q2_.scale * static_cast<float>(static_cast<std::int32_t>(x2[j2]) - q2_.zero_point);
+        const float r = op_ == ElementwiseOp::kAdd ? r1 + r2 : op_ == ElementwiseOp::kSub ? r1 - r2 : r1 * r2;
+        const std::int64_t q =
+            static_cast<std::int64_t>(detail::round_half_even_saturating(r / qo_.scale)) + qo_.zero_point;
+        y[i] = static_cast<T>(q < float_out_.qmin ? float_out_.qmin : (q > float_out_.qmax ? float_out_.qmax : q));
+      }
       for (std::size_t k = rank; k-- > 0;) {
         if (++idx[k] < shape[k]) {
           j1 += st1[k];
@@ -361,6 +403,48 @@ class ElementwisePrepared : public PreparedNode {
     }
   }
 
+  /// ONNX Runtime's output ratio for QLinearMul: float(float(s1 * s2) / so), as MlasQLinearMul
+  /// computes it once per call.
+  float mlas_ratio() const { return q1_.scale * q2_.scale / qo_.scale; }
+
+  /// One element of MlasQLinearMul's x86 (SSE2) kernel, onnxruntime/core/mlas/lib/qlmul.cpp: the
+  /// product of the zero-point-corrected inputs in int32 (exact), converted to float32, multiplied
+  /// by the ratio and the output zero point added as two float32 operations (no FMA), converted
+  /// with round-half-even (cvtps2dq: a value outside int32 or NaN gives INT32_MIN), then two
+  /// saturating packs (int32 -> int16 -> the 8-bit type), i.e. a clamp to the type's range. No
+  /// fused activation exists in the ONNX op.
+  std::int64_t mlas_mul(std::int32_t a, std::int32_t b, float ratio, std::int64_t lo, std::int64_t hi) const {
+    const std::int32_t p = (a - q1_.zero_point) * (b - q2_.zero_point);
+    const float v = static_cast<float>(p) * ratio + static_cast<float>(qo_.zero_point);
+    std::int64_t q = std::numeric_limits<std::int32_t>::min();
+    if (v >= -2147483648.0f && v < 2147483648.0f) q = static_cast<std::int64_t>(std::nearbyint(v));
+    return q < lo ? lo : (q > hi ? hi : q);
+  }
+
+  /// One element of MlasQLinearAddKernelAvx2Helper (onnxruntime/core/mlas/lib/intrinsics/avx2/
+  /// qladd_avx2.cpp), what x86 builds run on AVX2 CPUs: the ratios r1 = s1 / so and r2 = s2 / so
+  /// in float32, a fixed part zo - (r1 z1 + r2 z2), then y = fma(x1, r1, fma(x2, r2, fixed)) on the
+  /// raw inputs; a one-element x2 is folded into the fixed part first (x2 r2 rounded, then added).
+  /// The fixed part is scalar C++ that the compiler may contract into an FMA; this takes the first
+  /// product fused, and the measured data does not separate that from the unfused sum
+  /// (docs/semantics.md §22.2, UNVERIFIED detail).
+  /// cvtps2dq rounds half to even (outside int32: INT32_MIN); saturating packs clamp.
+  std::int64_t mlas_add(std::int32_t a, std::int32_t b, std::int64_t lo, std::int64_t hi) const {
+    const float r1 = q1_.scale / qo_.scale, r2 = q2_.scale / qo_.scale;
+    float fixed = static_cast<float>(qo_.zero_point) -
+                  std::fma(r1, static_cast<float>(q1_.zero_point), r2 * static_cast<float>(q2_.zero_point));
+    float v = 0.0f;
+    if (scalar2_) {
+      fixed = fixed + static_cast<float>(b) * r2;
+      v = std::fma(static_cast<float>(a), r1, fixed);
+    } else {
+      v = std::fma(static_cast<float>(a), r1, std::fma(static_cast<float>(b), r2, fixed));
+    }
+    std::int64_t q = std::numeric_limits<std::int32_t>::min();
+    if (v >= -2147483648.0f && v < 2147483648.0f) q = static_cast<std::int64_t>(std::nearbyint(v));
+    return q < lo ? lo : (q > hi ? hi : q);
+  }
+
   System system_;
   Engine engine_;
   ElementwiseOp op_;
@@ -368,6 +452,9 @@ class ElementwisePrepared : public PreparedNode {
   std::vector<std::size_t> shape1_, shape2_;
   DType type_ = DType::kInt8;
   bool float_formula_ = false;
+  bool mlas_mul_ = false;
+  bool mlas_add_ = false;
+  bool scalar2_ = false;  ///< input 2 has one element (ORT's IsScalarB kernel)
   ElementwiseParams params_{};
   reference::TensorQuantization q1_{}, q2_{}, qo_{};
   OutputParams float_out_{};

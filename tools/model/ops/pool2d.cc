@@ -17,7 +17,9 @@
 //         qu8 average pooling is not modelled.
 //     kNpu            kNpuSingleRounding with the preset's tie rule and multiplier precision
 //         (reference/op_common.h NpuHypothesis; UNVERIFIED).
-//     kFloat          kFloat32 (ONNX QLinearAveragePool pattern; UNVERIFIED).
+//     kFloat          kFloat32 (UNVERIFIED); under the onnxruntime preset without a fused
+//                     activation: ONNX Runtime's QLinearAveragePool formula, measured
+//                     (ort_average_pool; docs/semantics.md §22.2).
 //   MAX_POOL_2D
 //     kTfliteReference, kTfliteOptimized  MaxPoolVariant::kTflite: bounds zp + HAZ(f / s).
 //     kXnnpack        kXnnpack: bounds RNE(f / s + zp) (xnn_qs8_quantize; measured §21.3). The
@@ -34,6 +36,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <cstring>
 #include <set>
 
@@ -195,6 +200,10 @@ class AveragePoolPrepared : public PreparedNode {
         break;
       case OpStyle::kFloat: variant_ = AveragePoolVariant::kFloat32; break;
     }
+    // ONNX Runtime's QLinearAveragePool (no fused activation in the ONNX op): its own measured
+    // float formula (ort_average_pool below; docs/semantics.md §22.2).
+    ort_ = sys.style == OpStyle::kFloat && sys.preset.name.compare(0, 11, "onnxruntime") == 0 &&
+           act_ == Activation::kNone;
     try {
       output_ = activation_output_params(act_, ClampDerivation::kTflite, out_q_.scale, out_q_.zero_point,
                                          type_ == DType::kInt8 ? OutputType::kInt8 : OutputType::kUint8);
@@ -219,7 +228,9 @@ class AveragePoolPrepared : public PreparedNode {
     Tensor& out = values[static_cast<std::size_t>(out_)];
     with_8bit_type(type_, [&](auto tag) {
       using T = decltype(tag);
-      if (fast_) {
+      if (ort_) {
+        ort_average_pool(data_of<T>(in), data_of<T>(out));
+      } else if (fast_) {
         qparity::average_pool(data_of<T>(in), shape_, window_, in_q_, out_q_, act_, variant_, data_of<T>(out), npu_);
       } else {
         const std::vector<T> y =
@@ -231,6 +242,14 @@ class AveragePoolPrepared : public PreparedNode {
 
   std::vector<std::string> describe() const override {
     std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
+    if (ort_) {
+      l.push_back(fmt::format("ONNX Runtime QLinearAveragePool, {}: x_f = float({:a} * (x - {})); s = float32 sum "
+                              "of x_f over the in-image taps, row by row; y = clamp(RNE((s / n) / {:a}) + {}); n in "
+                              "{{{}}}",
+                              pool_text(window_, act_), in_q_.scale, in_q_.zero_point, out_q_.scale,
+                              out_q_.zero_point, fmt::join(taps_, ", ")));
+      return l;
+    }
     if (!note_.empty()) l.push_back(note_);
     l.push_back(fmt::format("{} (include/qparity/reference/pooling.h), {}", variant_name(variant_),
                             pool_text(window_, act_)));
@@ -263,9 +282,50 @@ class AveragePoolPrepared : public PreparedNode {
   }
 
  private:
+  /// QLinearAveragePool as ONNX Runtime's CPU kernel computes it
+  /// (onnxruntime/contrib_ops/cpu/quantization/qlinear_pool.cc, count_include_pad 0): each input
+  /// dequantized to float32, the in-image taps summed in float32 in row order (h, then w), the sum
+  /// divided by their count, and quantized: round half to even of (mean / y_scale), plus the zero
+  /// point, saturated.
+  template <class T>
+  void ort_average_pool(const T* x, T* y) const {
+    const ResolvedWindow r = reference::detail::resolve_pool(window_, shape_);
+    const auto lo = static_cast<std::int64_t>(std::numeric_limits<T>::min());
+    const auto hi = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+    std::size_t k = 0;
+    for (std::size_t b = 0; b < shape_.n; ++b) {
+      for (std::size_t oy = 0; oy < r.out_h; ++oy) {
+        for (std::size_t ox = 0; ox < r.out_w; ++ox) {
+          const auto h0 = static_cast<std::ptrdiff_t>(oy * window_.stride_h) - static_cast<std::ptrdiff_t>(r.pad_top);
+          const auto w0 = static_cast<std::ptrdiff_t>(ox * window_.stride_w) - static_cast<std::ptrdiff_t>(r.pad_left);
+          const std::ptrdiff_t h1 = std::min<std::ptrdiff_t>(h0 + static_cast<std::ptrdiff_t>(window_.filter_h),
+                                                             static_cast<std::ptrdiff_t>(shape_.h));
+          const std::ptrdiff_t w1 = std::min<std::ptrdiff_t>(w0 + static_cast<std::ptrdiff_t>(window_.filter_w),
+                                                             static_cast<std::ptrdiff_t>(shape_.w));
+          const std::ptrdiff_t hs = std::max<std::ptrdiff_t>(h0, 0), ws = std::max<std::ptrdiff_t>(w0, 0);
+          const auto count = static_cast<float>((h1 - hs) * (w1 - ws));
+          for (std::size_t c = 0; c < shape_.c; ++c) {
+            float sum = 0.0f;
+            for (std::ptrdiff_t h = hs; h < h1; ++h) {
+              for (std::ptrdiff_t w = ws; w < w1; ++w) {
+                const std::size_t at = ((b * shape_.h + static_cast<std::size_t>(h)) * shape_.w +
+                                        static_cast<std::size_t>(w)) * shape_.c + c;
+                sum += in_q_.scale * static_cast<float>(static_cast<std::int32_t>(x[at]) - in_q_.zero_point);
+              }
+            }
+            const float mean = sum / count;
+            const std::int64_t q = static_cast<std::int64_t>(std::nearbyint(mean / out_q_.scale)) + out_q_.zero_point;
+            y[k++] = static_cast<T>(q < lo ? lo : (q > hi ? hi : q));
+          }
+        }
+      }
+    }
+  }
+
   System system_;
   int in_, out_;
   DType type_{};
+  bool ort_ = false;
   Shape4 shape_;
   reference::PoolWindow window_;
   Activation act_ = Activation::kNone;

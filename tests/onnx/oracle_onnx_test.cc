@@ -1,0 +1,462 @@
+// ONNX models in the real ONNX Runtime (npm onnxruntime-node, CPU execution provider, one thread) at
+// graph optimization levels `all` and `disabled`, against qparity's .onnx reader and runner under
+// profile ort-cpu, element by element. Contrast arithmetics show the comparison can fail: the
+// rows built to separate roundings (ties) must get elements wrong under tflite-reference, and the
+// full-range u8 x s8 rows must get elements wrong under the ORT variant of the other CPU kind
+// (ort-cpu-avx2's int16 pair saturation on a VNNI CPU, ort-cpu-vnni's exact int32 on one without).
+// Label oracle; fails (never skips) without node or the npm package.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "model/node_map.h"
+#include "model/onnx/onnx_reader.h"
+#include "model/runner.h"
+#include "model/system.h"
+#include "onnx_test_models.h"
+#include "oracle_tally.h"
+#include "ort_runner.h"
+
+namespace qparity_test {
+namespace {
+
+using qparity::cli::DType;
+using qparity::cli::Tensor;
+
+constexpr DType kS8 = DType::kInt8;
+constexpr DType kU8 = DType::kUint8;
+
+struct OrtCase {
+  std::string op;  ///< tally row: "QLinearConv u8 x s8 per-channel"
+  BuiltOnnx model;
+  bool u8s8 = false;  ///< u8 activations x s8 weights through a GEMM (pair saturation on non-VNNI CPUs)
+  bool ties = false;  ///< built to separate roundings: `contrast` must get elements wrong
+  std::string contrast = "tflite-reference";
+};
+
+std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
+                                const std::string& profile) {
+  using namespace qparity::model;
+  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
+  runner.run(inputs);
+  return runner.outputs();
+}
+
+std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
+  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
+    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
+             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
+             qparity::cli::shape_text(ours.shape);
+    return std::max(ort.elements(), ours.elements());
+  }
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < ort.elements(); ++i) {
+    if (ort.integer_at(i) != ours.integer_at(i)) {
+      if (n == 0) {
+        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
+                 std::to_string(ours.integer_at(i));
+      }
+      ++n;
+    }
+  }
+  return n;
+}
+
+std::vector<OrtCase> conv_cases() {
+  std::vector<OrtCase> cases;
+  auto conv = [&](const std::string& op, QConvSpec s, bool u8s8 = false, bool ties = false) {
+    cases.push_back({op, qlinear_conv_model(s), u8s8, ties});
+  };
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    QConvSpec s;
+    s.seed = seed;
+    conv("QLinearConv s8 x s8 per-channel", s);
+    s.per_channel = false;
+    s.stride = 2;
+    s.auto_pad = "SAME_UPPER";
+    s.seed = seed + 10;
+    conv("QLinearConv s8 x s8 per-tensor", s);
+  }
+  {
+    QConvSpec s;  // dilation, asymmetric pads, no bias
+    s.dilation = 2;
+    s.pads = {0, 1, 2, 1};
+    s.bias = false;
+    s.h = s.wd = 9;
+    s.seed = 3;
+    conv("QLinearConv s8 x s8 per-channel", s);
+    s.auto_pad = "SAME_LOWER";
+    s.dilation = 1;
+    s.stride = 2;
+    s.seed = 4;
+    conv("QLinearConv s8 x s8 per-channel", s);
+  }
+  {
+    QConvSpec s;  // ties of both signs: the multiplier 0.5 * 0.25 / 1 = 1/8 makes acc = 4 mod 8 exact halves
+    s.x_scale = 0.5f;
+    s.w_scale = 0.25f;
+    s.y_scale = 1.0f;
+    s.per_channel = false;
+    s.x_zp = 0;
+    s.y_zp = 0;
+    s.w_lo = -3;
+    s.w_hi = 3;
+    s.x_lo = -10;
+    s.x_hi = 10;
+    s.bias = false;
+    s.seed = 5;
+    conv("QLinearConv s8 x s8 ties", s, false, true);
+    s.x = kU8;  // uint8: the zero points move the ties
+    s.x_zp = 100;
+    s.y_zp = 128;
+    s.x_lo = 90;
+    s.x_hi = 110;
+    s.seed = 7;
+    conv("QLinearConv u8 x s8 ties", s, false, true);
+  }
+  {
+    QConvSpec s;  // saturation: a tiny output scale sends most outputs to -128 / 127
+    s.y_scale = 0.004f;
+    s.seed = 6;
+    conv("QLinearConv s8 x s8 saturation", s);
+  }
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    QConvSpec s;  // uint8 x uint8 (per-tensor: ORT's u8 x u8 per-channel path is the same kernel)
+    s.x = kU8;
+    s.w = kU8;
+    s.x_zp = 128;
+    s.w_zp = 120;
+    s.y_zp = 131;
+    s.per_channel = seed == 2;
+    s.seed = 20 + seed;
+    conv(std::string("QLinearConv u8 x u8 ") + (s.per_channel ? "per-channel" : "per-tensor"), s);
+  }
+  for (std::size_t c : {std::size_t{5}, std::size_t{8}, std::size_t{16}}) {
+    QConvSpec s;  // u8 activations x s8 weights, full range: K pairs saturate on CPUs without VNNI
+    s.x = kU8;
+    s.x_zp = 128;
+    s.y_zp = 128;
+    s.c = c;
+    s.seed = 30 + c;
+    s.per_channel = c != 8;
+    s.y_scale = 0.2f;
+    conv(std::string("QLinearConv u8 x s8 ") + (s.per_channel ? "per-channel" : "per-tensor"), s, true);
+  }
+  {
+    QConvSpec s;  // 1x1 u8 x s8, the pointwise shape of MobileNet
+    s.x = kU8;
+    s.x_zp = 100;
+    s.y_zp = 128;
+    s.c = 12;
+    s.kh = s.kw = 1;
+    s.pads = {0, 0, 0, 0};
+    s.seed = 40;
+    conv("QLinearConv u8 x s8 per-channel", s, true);
+  }
+  for (DType x : {kS8, kU8}) {
+    for (DType w : {kS8, kU8}) {
+      if (x == kS8 && w == kU8) continue;  // ORT has no s8 x u8 convolution kernel
+      QConvSpec s;                         // depthwise, multiplier 1 and 2
+      s.x = x;
+      s.w = w;
+      s.x_zp = x == kU8 ? 128 : 3;
+      s.y_zp = x == kU8 ? 125 : -5;
+      s.w_zp = w == kU8 ? 127 : 0;
+      s.c = 6;
+      s.group = 6;
+      s.m = w == kU8 ? 6 : 12;
+      s.per_channel = w == kS8;
+      s.seed = 50 + (x == kU8 ? 2 : 0) + (w == kU8 ? 1 : 0);
+      conv(std::string("QLinearConv depthwise ") + (x == kU8 ? "u8" : "s8") + " x " + (w == kU8 ? "u8" : "s8"), s);
+    }
+  }
+  return cases;
+}
+
+std::vector<OrtCase> matmul_cases() {
+  std::vector<OrtCase> cases;
+  auto mm = [&](const std::string& op, QMatMulSpec s, bool u8s8 = false) {
+    cases.push_back({op, qlinear_matmul_model(s), u8s8});
+  };
+  {
+    QMatMulSpec s;
+    mm("QLinearMatMul s8 x s8 per-tensor", s);
+    s.a_shape = {2, 3, 33};
+    s.seed = 2;
+    mm("QLinearMatMul s8 x s8 per-tensor", s);
+    s.per_column = true;
+    s.seed = 12;
+    mm("QLinearMatMul s8 x s8 per-column", s);
+  }
+  {
+    QMatMulSpec s;
+    s.a = kU8;
+    s.b = kU8;
+    s.a_zp = 128;
+    s.b_zp = 128;
+    s.y_zp = 128;
+    s.seed = 3;
+    mm("QLinearMatMul u8 x u8 per-tensor", s);
+  }
+  for (std::size_t k : {std::size_t{24}, std::size_t{33}}) {
+    QMatMulSpec s;
+    s.a = kU8;
+    s.a_zp = 128;
+    s.y_zp = 128;
+    s.a_shape = {7, k};
+    s.y_scale = 0.2f;
+    s.seed = 4 + k;
+    mm("QLinearMatMul u8 x s8 per-tensor", s, true);
+    s.per_column = true;
+    s.seed = 40 + k;
+    mm("QLinearMatMul u8 x s8 per-column", s, true);
+  }
+  return cases;
+}
+
+void run_cases(const std::vector<OrtCase>& cases) {
+  const bool vnni = qparity::model::cpu_has_vnni();
+  std::printf("this CPU %s VNNI: ort-cpu runs as %s\n", vnni ? "has" : "lacks", vnni ? "ort-cpu-vnni" : "ort-cpu-avx2");
+  std::map<std::string, std::size_t> contrast_wrong, contrast_elements;
+  for (const char* opt : {"all", "disabled"}) {
+    std::vector<OrtJob> jobs;
+    for (const OrtCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+    std::string setup_error;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
+    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(setup_error.empty()) << setup_error;
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const OrtCase& c = cases[i];
+      const OrtResult& r = results[i];
+      if (!r.ok) {
+        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
+        continue;
+      }
+      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, "ort-cpu");
+      ASSERT_EQ(ours.size(), r.outputs.size()) << c.model.label;
+      std::size_t bad = 0, elements = 0;
+      for (std::size_t k = 0; k < ours.size(); ++k) {
+        std::string first;
+        bad += mismatches(r.outputs[k], ours[k], &first);
+        elements += ours[k].elements();
+        if (!first.empty()) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under ort-cpu: " << first;
+      }
+      tally(c.op, std::string("ORT opt ") + opt, "ort-cpu", elements, bad);
+      total += elements;
+      std::vector<std::string> contrasts;
+      if (c.ties) contrasts.push_back(c.contrast);
+      if (c.u8s8) contrasts.push_back(vnni ? "ort-cpu-avx2" : "ort-cpu-vnni");
+      for (const std::string& other : contrasts) {
+        const std::vector<Tensor> theirs = run_qparity(g, c.model.inputs, other);
+        std::size_t wrong = 0;
+        for (std::size_t k = 0; k < theirs.size(); ++k) {
+          std::string first;
+          wrong += mismatches(r.outputs[k], theirs[k], &first);
+        }
+        tally(c.op, std::string("ORT opt ") + opt, other + " (contrast)", elements, wrong);
+        contrast_wrong[c.op + " / " + other] += wrong;
+        contrast_elements[c.op + " / " + other] += elements;
+      }
+    }
+    std::printf("ORT opt %s: %zu models, %zu elements compared, ORT batch %.2f s\n", opt, cases.size(), total, ort_s);
+  }
+  for (const auto& [row, wrong] : contrast_wrong) {
+    EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT on all " << contrast_elements[row]
+                         << " elements, so this comparison could not fail";
+  }
+}
+
+TEST(OnnxOracle, QLinearConvBitExactWithOrtCpu) {
+  run_cases(conv_cases());
+}
+
+TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) {
+  run_cases(matmul_cases());
+}
+
+// com.microsoft QLinearMul: ONNX Runtime's own float32 formula (product of the corrected inputs in
+// int32, times float(s1 s2 / so), plus the zero point, round half to even). The generic float32
+// formula of fbgemm's system (dequantize both, multiply, divide by the output scale) is the
+// contrast: the two differ where the float32 roundings land on different sides of a half.
+TEST(OnnxOracle, QLinearMulBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 1;
+  for (DType t : {kS8, kU8}) {
+    for (bool scalar : {false, true}) {
+      for (float cs : {0.2f, 0.013f, 1.7f}) {  // moderate, saturating, coarse
+        QMulSpec s;
+        s.t = t;
+        s.b_scalar = scalar;
+        s.c_scale = cs;
+        if (t == kU8) {
+          s.a_zp = 128;
+          s.b_zp = 120;
+          s.c_zp = 131;
+        }
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearMul ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : ""),
+                  qlinear_mul_model(s)};
+        c.ties = true;
+        // A scalar b leaves at most 256 distinct products: too few to rely on the two float32
+        // formulas parting; TFLite's integer MUL is the contrast there.
+        c.contrast = scalar ? "tflite-reference" : "fbgemm";
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+// com.microsoft QLinearAdd: ONNX Runtime's AVX2 kernel (float32 ratios, a fixed part, two FMAs on
+// the raw inputs, round half to even). Random scales; and exact binary ratios (1/2, 1/4) that put
+// many sums on exact halves, where TFLite's integer ADD (ties away from zero) must differ.
+TEST(OnnxOracle, QLinearAddBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 100;
+  for (DType t : {kS8, kU8}) {
+    for (bool scalar : {false, true}) {
+      for (int k = 0; k < 4; ++k) {
+        QMulSpec s;
+        s.op = "QLinearAdd";
+        s.t = t;
+        s.b_scalar = scalar;
+        const bool ties = k == 3;
+        if (ties) {
+          s.a_scale = 0.5f;
+          s.b_scale = 0.25f;
+          s.c_scale = 1.0f;
+        } else {
+          s.c_scale = k == 0 ? 0.07f : k == 1 ? 0.013f : 0.31f;  // moderate, saturating, coarse
+        }
+        if (t == kU8) {
+          s.a_zp = 128;
+          s.b_zp = 120;
+          s.c_zp = 131;
+        }
+        s.seed = seed++;
+        OrtCase c{
+            std::string("QLinearAdd ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : "") + (ties ? " ties" : ""),
+            qlinear_mul_model(s)};
+        c.ties = ties;
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+// com.microsoft QLinearGlobalAveragePool: the int32 sum, one float32 multiply by
+// float(si / (so * pixels)), clamp, round half to even. Random scales and sizes; and 4x4 images
+// with si = so = 0.5 (the multiplier exactly 1/16, so sums = 8 mod 16 are exact halves), where
+// TFLite's MEAN (ties away from zero) must differ.
+TEST(OnnxOracle, QLinearGlobalAveragePoolBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 200;
+  for (DType t : {kU8, kS8}) {
+    for (std::size_t hw : {std::size_t{4}, std::size_t{7}, std::size_t{10}, std::size_t{13}}) {
+      for (float ys : {0.02f, 0.0031f, 0.05f}) {
+        const bool ties = hw == 4;
+        QGapSpec s;
+        s.t = t;
+        s.shape = {2, 24, hw, hw};
+        s.y_scale = ties ? 0.5f : ys;
+        if (ties) s.x_scale = 0.5f;
+        if (t == kS8) {
+          s.x_zp = -3;
+          s.y_zp = 4;
+        }
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearGlobalAveragePool ") + (t == kU8 ? "u8" : "s8") + (ties ? " ties" : ""),
+                  qlinear_global_average_pool_model(s)};
+        c.ties = ties;
+        cases.push_back(std::move(c));
+        if (ties) break;  // one model per type: the scales do not vary
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+// com.microsoft QLinearConcat: uint8 inputs with their own scales are rescaled (ORT's lookup
+// table: dequantize, divide by the output scale, round half to even); int8 inputs share the output's
+// quantization. Along C, H and W, from graph inputs (ONNX layout) and after convolutions (NHWC).
+TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 300;
+  for (DType t : {kU8, kS8}) {
+    for (bool convs : {false, true}) {
+      for (std::int64_t axis : {1, 2, -1}) {
+        QConcatSpec s;
+        s.t = t;
+        s.after_convs = convs;
+        s.axis = axis;
+        s.same_quantization = t == kS8;
+        s.seed = seed++;
+        OrtCase c{std::string("QLinearConcat ") + (t == kU8 ? "u8 rescaled" : "s8") + (convs ? " after convs" : ""),
+                  qlinear_concat_model(s)};
+        c.ties = t == kU8;  // the rescaled rows: TFLite's uint8 CONCATENATION rounds differently
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+// com.microsoft QLinearAveragePool: each tap dequantized to float32, summed in row order, divided
+// by the in-image tap count, quantized with round half to even. VALID windows, and SAME_UPPER ones
+// (partial windows at the edges) for int8, 2x2 windows with si = so = 0.5 for exact halves (ties), where
+// TFLite's AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ.
+TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 400;
+  for (DType t : {kU8, kS8}) {
+    for (int v = 0; v < 4; ++v) {
+      QAvgPoolSpec s;
+      s.t = t;
+      if (t == kS8) {
+        s.x_zp = -4;
+        s.y_zp = 2;
+      }
+      s.same_upper = v == 1 || v == 2;
+      if (s.same_upper && t == kU8) continue;  // refused by the reader (onnx_reader_test)
+      s.k = v == 2 ? 2 : 3;
+      s.stride = v == 2 ? 1 : 2;
+      if (v == 3) {  // ties
+        s.k = 2;
+        s.stride = 2;
+        s.x_scale = s.y_scale = 0.5f;
+        s.y_zp = s.x_zp;
+      }
+      s.seed = seed++;
+      OrtCase c{std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8") + (v == 3 ? " ties" : ""),
+                qlinear_average_pool_model(s)};
+      c.ties = v == 3;
+      cases.push_back(std::move(c));
+    }
+  }
+  run_cases(cases);
+}
+
+// Whole models: chains of convolutions whose intermediate values stay NHWC in qparity's graph.
+TEST(OnnxOracle, ConvChainModelsBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    cases.push_back({"QLinearConv chain s8", qlinear_chain_model(kS8, seed)});
+    cases.push_back({"QLinearConv chain u8 x s8", qlinear_chain_model(kU8, seed), true});
+  }
+  // A residual block and a classifier head: convolutions, QLinearAdd, QLinearGlobalAveragePool,
+  // Flatten, QLinearMatMul (its output is a 10-vector, so many seeds).
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    cases.push_back({"ResNet block + head s8", resnet_block_model(kS8, seed)});
+    cases.push_back({"ResNet block + head u8 x s8", resnet_block_model(kU8, seed)});
+  }
+  run_cases(cases);
+}
+
+}  // namespace
+}  // namespace qparity_test

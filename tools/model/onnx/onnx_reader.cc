@@ -1,0 +1,1095 @@
+#include "model/onnx/onnx_reader.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "model/op.h"
+#include "model/ops/conv_common.h"
+#include "model/ops/data_ops.h"
+#include "model/ops/elementwise.h"
+#include "model/ops/mean.h"
+#include "model/ops/pool2d.h"
+#include "model/ops/reshape.h"
+#include "tool_error.h"
+
+namespace qparity::model {
+
+using cli::ToolError;
+
+namespace {
+
+// The lowest default-domain opset this reader accepts: opset 13 is where QuantizeLinear /
+// DequantizeLinear gained per-axis quantization, and what ONNX Runtime's quantization tools write.
+constexpr std::int64_t kMinOpset = 13;
+
+// The largest file the reader parses (protobuf's own limit for one message is 2 GiB).
+constexpr std::size_t kMaxModelBytes = static_cast<std::size_t>(INT_MAX);
+
+[[noreturn]] void model_error(const std::string& name, const std::string& problem) {
+  throw ToolError(fmt::format("{}: {}", name, problem));
+}
+
+const char* onnx_type_name(int t) {
+  switch (t) {
+    case onnx::TensorProto_DataType_FLOAT:
+      return "FLOAT";
+    case onnx::TensorProto_DataType_UINT8:
+      return "UINT8";
+    case onnx::TensorProto_DataType_INT8:
+      return "INT8";
+    case onnx::TensorProto_DataType_UINT16:
+      return "UINT16";
+    case onnx::TensorProto_DataType_INT16:
+      return "INT16";
+    case onnx::TensorProto_DataType_INT32:
+      return "INT32";
+    case onnx::TensorProto_DataType_INT64:
+      return "INT64";
+    case onnx::TensorProto_DataType_STRING:
+      return "STRING";
+    case onnx::TensorProto_DataType_BOOL:
+      return "BOOL";
+    case onnx::TensorProto_DataType_FLOAT16:
+      return "FLOAT16";
+    case onnx::TensorProto_DataType_DOUBLE:
+      return "DOUBLE";
+    default:
+      return "an unsupported type";
+  }
+}
+
+bool dtype_of(int t, DType* out) {
+  switch (t) {
+    case onnx::TensorProto_DataType_INT8:
+      *out = DType::kInt8;
+      return true;
+    case onnx::TensorProto_DataType_UINT8:
+      *out = DType::kUint8;
+      return true;
+    case onnx::TensorProto_DataType_INT16:
+      *out = DType::kInt16;
+      return true;
+    case onnx::TensorProto_DataType_INT32:
+      *out = DType::kInt32;
+      return true;
+    case onnx::TensorProto_DataType_INT64:
+      *out = DType::kInt64;
+      return true;
+    case onnx::TensorProto_DataType_FLOAT:
+      *out = DType::kFloat32;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The reader's state: the graph being built and, per ONNX value, its qparity tensors.
+class Importer {
+ public:
+  Importer(const std::string& name, const ModelLimits& limits) : name_(name), limits_(limits) { g_.source = name; }
+
+  Graph read(const onnx::ModelProto& model);
+
+ private:
+  // An ONNX value: the qparity tensor holding it in ONNX's layout and/or the one holding its NHWC
+  // transposition (4-D values a convolution reads or writes); -1 where none exists yet.
+  struct Value {
+    int onnx = -1;
+    int nhwc = -1;
+  };
+
+  [[noreturn]] void fail(const std::string& problem) const { model_error(name_, problem); }
+
+  void check_opsets(const onnx::ModelProto& model);
+  Tensor read_tensor_proto(const onnx::TensorProto& t, const std::string& label) const;
+  void read_inputs(const onnx::GraphProto& graph);
+  void read_node(const onnx::NodeProto& node, std::size_t index);
+  void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
+  void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
+  void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
+  void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label);
+
+  // The constant named by input i of a node (an initializer or a Constant node's value).
+  const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
+  // A scale input: float32, one element, or `per_axis` elements when per_axis > 0.
+  std::vector<float> scales(const onnx::NodeProto& node, int i, const std::string& label, const char* role,
+                            std::size_t per_axis) const;
+  // A zero point input: int8 or uint8 (its type is the quantized tensor's), count as for scales.
+  std::vector<std::int64_t> zero_points(const onnx::NodeProto& node, int i, const std::string& label, const char* role,
+                                        std::size_t per_axis, DType* dtype) const;
+  // The activation `value` as a qparity tensor in NHWC (nhwc) or ONNX layout, with its
+  // quantization set (or checked against the one an earlier node gave it).
+  int activation(const std::string& value, DType dtype, const Quantization& q, bool nhwc, const std::string& label);
+  // A new tensor for a node output (NHWC when nhwc); returns its index.
+  int output_tensor(const std::string& value, DType dtype, const Quantization& q, bool nhwc, const std::string& label);
+  int add_transpose(int from, const std::string& to_name, const std::vector<std::int64_t>& perm);
+  void add_node(Node node);
+
+  std::string name_;
+  ModelLimits limits_;
+  Graph g_;
+  std::map<std::string, const onnx::TensorProto*> initializer_protos_;
+  std::map<std::string, Tensor> constants_;  // initializers and Constant node values, read
+  std::map<std::string, Value> values_;
+  std::set<std::string> graph_outputs_;
+};
+
+void Importer::check_opsets(const onnx::ModelProto& model) {
+  bool have_default = false;
+  for (const onnx::OperatorSetIdProto& op : model.opset_import()) {
+    const std::string& d = op.domain();
+    if (d.empty() || d == "ai.onnx") {
+      have_default = true;
+      if (op.version() < kMinOpset) {
+        fail(
+            fmt::format("imports opset {} of the default domain; allowed: {} or later (re-export the model "
+                        "with a newer opset)",
+                        op.version(), kMinOpset));
+      }
+    }
+  }
+  if (!have_default) fail("imports no opset of the default ONNX domain (opset_import is empty or lacks it)");
+}
+
+Tensor Importer::read_tensor_proto(const onnx::TensorProto& t, const std::string& label) const {
+  if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() != 0) {
+    fail(fmt::format("{} keeps its data in an external file; allowed: data inside the model", label));
+  }
+  if (t.has_segment()) fail(fmt::format("{} is a segment of a tensor; allowed: whole tensors", label));
+  DType dtype{};
+  if (!dtype_of(t.data_type(), &dtype)) {
+    fail(fmt::format("{} has element type {} ({}); allowed: INT8, UINT8, INT16, INT32, INT64, FLOAT", label,
+                     onnx_type_name(t.data_type()), t.data_type()));
+  }
+  if (static_cast<std::size_t>(t.dims_size()) > limits_.max_rank) {
+    fail(fmt::format("{} has rank {}; allowed: at most {}", label, t.dims_size(), limits_.max_rank));
+  }
+  std::vector<std::size_t> shape;
+  for (int i = 0; i < t.dims_size(); ++i) {
+    if (t.dims(i) < 0) fail(fmt::format("{} has dimension {} = {}; allowed: >= 0", label, i, t.dims(i)));
+    shape.push_back(static_cast<std::size_t>(t.dims(i)));
+  }
+  std::size_t elements = 0;
+  const std::size_t esize = cli::size_of(dtype);
+  if (!cli::checked_elements(shape, esize, &elements) || elements * esize > limits_.max_tensor_bytes) {
+    fail(fmt::format("{} of shape {} is larger than the {} bytes a tensor may have", label, cli::shape_text(shape),
+                     limits_.max_tensor_bytes));
+  }
+  // The data's size is checked against the shape before anything is allocated (a hostile shape
+  // must not allocate more than the file holds).
+  if (t.has_raw_data()) {
+    // raw_data is little-endian, as are the hosts qparity builds for.
+    if (t.raw_data().size() != elements * esize) {
+      fail(fmt::format("{} has {} bytes of raw_data; its shape {} and type {} need {}", label, t.raw_data().size(),
+                       cli::shape_text(shape), onnx_type_name(t.data_type()), elements * esize));
+    }
+    Tensor out = cli::make_tensor(dtype, shape);
+    if (elements != 0) std::memcpy(out.bytes.data(), t.raw_data().data(), elements * esize);
+    return out;
+  }
+  // Typed fields: 8/16/32-bit integers in int32_data, int64 in int64_data, float in float_data.
+  std::size_t have = 0;
+  if (dtype == DType::kFloat32) {
+    have = static_cast<std::size_t>(t.float_data_size());
+  } else if (dtype == DType::kInt64) {
+    have = static_cast<std::size_t>(t.int64_data_size());
+  } else {
+    have = static_cast<std::size_t>(t.int32_data_size());
+  }
+  if (have != elements) {
+    fail(fmt::format("{} has {} values; its shape {} needs {}", label, have, cli::shape_text(shape), elements));
+  }
+  Tensor out = cli::make_tensor(dtype, shape);
+  for (std::size_t i = 0; i < elements; ++i) {
+    const int k = static_cast<int>(i);
+    if (dtype == DType::kFloat32) {
+      const float f = t.float_data(k);
+      std::memcpy(out.bytes.data() + 4 * i, &f, 4);
+    } else if (dtype == DType::kInt64) {
+      out.set_integer(i, t.int64_data(k));
+    } else {
+      const std::int64_t v = t.int32_data(k);
+      if (v < cli::dtype_min(dtype) || v > cli::dtype_max(dtype)) {
+        fail(fmt::format("{} value {} = {} is outside {}'s range", label, i, v, cli::to_string(dtype)));
+      }
+      out.set_integer(i, v);
+    }
+  }
+  return out;
+}
+
+void Importer::read_inputs(const onnx::GraphProto& graph) {
+  for (int i = 0; i < graph.input_size(); ++i) {
+    const onnx::ValueInfoProto& in = graph.input(i);
+    if (constants_.count(in.name()) != 0) continue;  // an initializer listed as an input (IR < 4)
+    const std::string label = fmt::format("graph input {} '{}'", i, in.name());
+    if (values_.count(in.name()) != 0) fail(fmt::format("{} is listed twice", label));
+    if (!in.type().has_tensor_type()) fail(fmt::format("{} is not a tensor", label));
+    const onnx::TypeProto_Tensor& tt = in.type().tensor_type();
+    TensorDef d;
+    d.name = in.name();
+    if (!dtype_of(tt.elem_type(), &d.dtype)) {
+      fail(fmt::format("{} has element type {}; allowed: INT8, UINT8, INT16, INT32, INT64, FLOAT", label,
+                       onnx_type_name(tt.elem_type())));
+    }
+    if (!tt.has_shape()) fail(fmt::format("{} has no shape; allowed: static shapes", label));
+    if (static_cast<std::size_t>(tt.shape().dim_size()) > limits_.max_rank) {
+      fail(fmt::format("{} has rank {}; allowed: at most {}", label, tt.shape().dim_size(), limits_.max_rank));
+    }
+    for (int k = 0; k < tt.shape().dim_size(); ++k) {
+      const onnx::TensorShapeProto_Dimension& dim = tt.shape().dim(k);
+      if (!dim.has_dim_value() || dim.dim_value() < 0) {
+        fail(
+            fmt::format("{} has a dynamic dimension {} ('{}'); allowed: static shapes (fix the dimension when "
+                        "exporting)",
+                        label, k, dim.has_dim_param() ? dim.dim_param() : std::string("?")));
+      }
+      d.shape.push_back(static_cast<std::size_t>(dim.dim_value()));
+    }
+    std::size_t elements = 0;
+    if (!cli::checked_elements(d.shape, cli::size_of(d.dtype), &elements) ||
+        elements * cli::size_of(d.dtype) > limits_.max_tensor_bytes) {
+      fail(fmt::format("{} of shape {} is larger than the {} bytes a tensor may have", label, cli::shape_text(d.shape),
+                       limits_.max_tensor_bytes));
+    }
+    g_.tensors.push_back(std::move(d));
+    const int t = static_cast<int>(g_.tensors.size()) - 1;
+    g_.inputs.push_back(t);
+    values_[in.name()].onnx = t;
+  }
+}
+
+const Tensor& Importer::constant_input(const onnx::NodeProto& node, int i, const std::string& label,
+                                       const char* role) const {
+  if (i >= node.input_size() || node.input(i).empty()) {
+    fail(fmt::format("{}: input {} ({}) is missing", label, i, role));
+  }
+  const auto it = constants_.find(node.input(i));
+  if (it == constants_.end()) {
+    fail(fmt::format("{}: input {} ({}) '{}' is not an initializer; allowed: a constant", label, i, role,
+                     node.input(i)));
+  }
+  return it->second;
+}
+
+std::vector<float> Importer::scales(const onnx::NodeProto& node, int i, const std::string& label, const char* role,
+                                    std::size_t per_axis) const {
+  const Tensor& t = constant_input(node, i, label, role);
+  if (t.dtype != DType::kFloat32) {
+    fail(fmt::format("{}: {} '{}' is {}; allowed: float32", label, role, node.input(i), cli::to_string(t.dtype)));
+  }
+  const std::size_t n = t.elements();
+  const bool ok_shape = (n == 1 && t.shape.size() <= 1) || (per_axis > 0 && n == per_axis && t.shape.size() == 1);
+  if (!ok_shape) {
+    fail(fmt::format("{}: {} '{}' has shape {}; allowed: a scalar{}", label, role, node.input(i),
+                     cli::shape_text(t.shape), per_axis > 0 ? fmt::format(" or {} values (per axis)", per_axis) : ""));
+  }
+  std::vector<float> out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::memcpy(&out[k], t.bytes.data() + 4 * k, 4);
+    if (!std::isfinite(out[k]) || !(out[k] > 0.0f)) {
+      fail(fmt::format("{}: {} '{}' [{}] = {}; allowed: finite and > 0", label, role, node.input(i), k, out[k]));
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> Importer::zero_points(const onnx::NodeProto& node, int i, const std::string& label,
+                                                const char* role, std::size_t per_axis, DType* dtype) const {
+  const Tensor& t = constant_input(node, i, label, role);
+  if (t.dtype != DType::kInt8 && t.dtype != DType::kUint8) {
+    fail(fmt::format("{}: {} '{}' is {}; allowed: int8, uint8", label, role, node.input(i), cli::to_string(t.dtype)));
+  }
+  const std::size_t n = t.elements();
+  const bool ok_shape = (n == 1 && t.shape.size() <= 1) || (per_axis > 0 && n == per_axis && t.shape.size() == 1);
+  if (!ok_shape) {
+    fail(fmt::format("{}: {} '{}' has shape {}; allowed: a scalar{}", label, role, node.input(i),
+                     cli::shape_text(t.shape), per_axis > 0 ? fmt::format(" or {} values (per axis)", per_axis) : ""));
+  }
+  *dtype = t.dtype;
+  std::vector<std::int64_t> out(n);
+  for (std::size_t k = 0; k < n; ++k) out[k] = t.integer_at(k);
+  return out;
+}
+
+int Importer::add_transpose(int from, const std::string& to_name, const std::vector<std::int64_t>& perm) {
+  TensorDef p;
+  p.name = to_name + ":perm";
+  p.dtype = DType::kInt32;
+  p.shape = {perm.size()};
+  Tensor data = cli::make_tensor(DType::kInt32, p.shape);
+  for (std::size_t i = 0; i < perm.size(); ++i) data.set_integer(i, perm[i]);
+  p.data = std::move(data);
+  g_.tensors.push_back(std::move(p));
+  const int perm_t = static_cast<int>(g_.tensors.size()) - 1;
+  TensorDef out;
+  out.name = to_name;
+  out.dtype = g_.tensors[static_cast<std::size_t>(from)].dtype;
+  out.quant = g_.tensors[static_cast<std::size_t>(from)].quant;
+  g_.tensors.push_back(std::move(out));
+  const int to = static_cast<int>(g_.tensors.size()) - 1;
+  Node n;
+  n.op = OpKind::kTranspose;
+  n.name = to_name;
+  n.inputs = {from, perm_t};
+  n.outputs = {to};
+  add_node(std::move(n));
+  return to;
+}
+
+void Importer::add_node(Node node) {
+  if (g_.nodes.size() >= limits_.max_nodes) fail(fmt::format("more than {} nodes", limits_.max_nodes));
+  if (g_.tensors.size() > limits_.max_tensors) fail(fmt::format("more than {} tensors", limits_.max_tensors));
+  g_.nodes.push_back(std::move(node));
+  // Checking each node as it is added infers its output shapes, which the next nodes' layout
+  // conversions need; validate() checks the whole graph again at the end.
+  op_of(g_.nodes.back().op).check(g_, g_.nodes.back());
+}
+
+int Importer::activation(const std::string& value, DType dtype, const Quantization& q, bool nhwc,
+                         const std::string& label) {
+  const auto it = values_.find(value);
+  if (it == values_.end()) {
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
+                    "topological order)",
+                    label, value));
+  }
+  Value& v = it->second;
+  const int primary = v.onnx >= 0 ? v.onnx : v.nhwc;
+  TensorDef& t = g_.tensors[static_cast<std::size_t>(primary)];
+  if (t.dtype != dtype) {
+    fail(fmt::format("{}: input '{}' is {}, its zero point {}; allowed: the same type", label, value,
+                     cli::to_string(t.dtype), cli::to_string(dtype)));
+  }
+  if (!t.quant.present()) {
+    t.quant = q;
+    if (v.onnx >= 0 && v.nhwc >= 0) g_.tensors[static_cast<std::size_t>(v.onnx == primary ? v.nhwc : v.onnx)].quant = q;
+  } else if (t.quant.scales != q.scales || t.quant.zero_point() != q.zero_point()) {
+    fail(
+        fmt::format("{}: input '{}' has scale {} and zero point {} here, but scale {} and zero point {} where "
+                    "another node uses or produces it; allowed: one quantization per tensor",
+                    label, value, q.scales[0], q.zero_point(), t.quant.scales[0], t.quant.zero_point()));
+  }
+  if (nhwc) {
+    if (v.nhwc < 0) {
+      if (g_.tensors[static_cast<std::size_t>(v.onnx)].shape.size() != 4) {
+        fail(fmt::format("{}: input '{}' has shape {}; allowed: 4-D (N, C, H, W)", label, value,
+                         cli::shape_text(g_.tensors[static_cast<std::size_t>(v.onnx)].shape)));
+      }
+      v.nhwc = add_transpose(v.onnx, value + ":nhwc", {0, 2, 3, 1});
+    }
+    return v.nhwc;
+  }
+  if (v.onnx < 0) {
+    v.onnx = add_transpose(v.nhwc, graph_outputs_.count(value) ? value : value + ":nchw", {0, 3, 1, 2});
+  }
+  return v.onnx;
+}
+
+int Importer::output_tensor(const std::string& value, DType dtype, const Quantization& q, bool nhwc,
+                            const std::string& label) {
+  if (value.empty()) fail(fmt::format("{}: output 0 has no name", label));
+  if (values_.count(value) != 0 || constants_.count(value) != 0) {
+    fail(fmt::format("{}: output '{}' is already produced by another node, a graph input or an initializer", label,
+                     value));
+  }
+  TensorDef d;
+  // A graph output computed in NHWC gets its ONNX name on the transposed (NCHW) tensor.
+  d.name = nhwc && graph_outputs_.count(value) ? value + ":nhwc" : value;
+  d.dtype = dtype;
+  d.quant = q;
+  g_.tensors.push_back(std::move(d));
+  const int t = static_cast<int>(g_.tensors.size()) - 1;
+  (nhwc ? values_[value].nhwc : values_[value].onnx) = t;
+  return t;
+}
+
+// The attributes of a node by name (each checked for its type where it is read).
+const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const char* name) {
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+std::vector<std::int64_t> ints_attribute(const onnx::NodeProto& node, const char* name, std::size_t count,
+                                         std::vector<std::int64_t> fallback, const std::string& label,
+                                         const std::string& file) {
+  const onnx::AttributeProto* a = attribute(node, name);
+  if (a == nullptr) return fallback;
+  if (a->type() != onnx::AttributeProto_AttributeType_INTS || static_cast<std::size_t>(a->ints_size()) != count) {
+    model_error(file, fmt::format("{}: attribute {} must be {} integers", label, name, count));
+  }
+  return {a->ints().begin(), a->ints().end()};
+}
+
+void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 8 || node.input_size() > 9) {
+    fail(
+        fmt::format("{}: {} inputs; allowed: 8 or 9 (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, "
+                    "y_zero_point, optional B)",
+                    label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  const Tensor& w = constant_input(node, 3, label, "w");
+  if (w.shape.size() != 4) {
+    fail(fmt::format("{}: w '{}' has shape {}; allowed: 4-D (M, C/group, kH, kW): 2-D convolutions only", label,
+                     node.input(3), cli::shape_text(w.shape)));
+  }
+  const std::size_t m = w.shape[0], cpg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  if (m == 0 || cpg == 0 || kh == 0 || kw == 0)
+    fail(fmt::format("{}: w '{}' has an empty dimension", label, node.input(3)));
+  DType x_type{}, w_type{}, y_type{};
+  Quantization xq, yq, wq;
+  xq.scales = scales(node, 1, label, "x_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
+  wq.scales = scales(node, 4, label, "w_scale", m);
+  wq.zero_points = zero_points(node, 5, label, "w_zero_point", m, &w_type);
+  yq.scales = scales(node, 6, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
+  if (w.dtype != w_type) {
+    fail(fmt::format("{}: w '{}' is {}, w_zero_point {}; allowed: the same type", label, node.input(3),
+                     cli::to_string(w.dtype), cli::to_string(w_type)));
+  }
+  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
+  const std::vector<std::size_t> xs = g_.tensors[static_cast<std::size_t>(x)].shape;  // N, H, W, C
+  const std::size_t c = xs[3];
+  std::int64_t group = 1;
+  if (const onnx::AttributeProto* a = attribute(node, "group")) {
+    if (a->type() != onnx::AttributeProto_AttributeType_INT)
+      fail(fmt::format("{}: attribute group must be an integer", label));
+    group = a->i();
+  }
+  if (group < 1 || static_cast<std::size_t>(group) > c || c % static_cast<std::size_t>(group) != 0 ||
+      c / static_cast<std::size_t>(group) != cpg || m % static_cast<std::size_t>(group) != 0) {
+    fail(fmt::format("{}: group {} does not fit x's {} channels, w's {} output channels and {} channels per group",
+                     label, group, c, m, cpg));
+  }
+  const bool depthwise = group > 1 && cpg == 1;
+  if (group > 1 && !depthwise) {
+    fail(
+        fmt::format("{}: group {} with {} input channels per group is a grouped convolution; allowed: group 1 or "
+                    "depthwise (group = input channels)",
+                    label, group, cpg));
+  }
+  const std::vector<std::int64_t> ks = ints_attribute(
+      node, "kernel_shape", 2, {static_cast<std::int64_t>(kh), static_cast<std::int64_t>(kw)}, label, name_);
+  if (ks[0] != static_cast<std::int64_t>(kh) || ks[1] != static_cast<std::int64_t>(kw)) {
+    fail(fmt::format("{}: kernel_shape [{}, {}] differs from w's {}x{}", label, ks[0], ks[1], kh, kw));
+  }
+  const std::vector<std::int64_t> strides = ints_attribute(node, "strides", 2, {1, 1}, label, name_);
+  const std::vector<std::int64_t> dil = ints_attribute(node, "dilations", 2, {1, 1}, label, name_);
+  for (std::int64_t v : strides) {
+    if (v < 1 || v > 65536) fail(fmt::format("{}: strides [{}]; allowed: 1 to 65536", label, fmt::join(strides, ", ")));
+  }
+  for (std::int64_t v : dil) {
+    if (v < 1 || v > 65536) fail(fmt::format("{}: dilations [{}]; allowed: 1 to 65536", label, fmt::join(dil, ", ")));
+  }
+  Window2D win;
+  win.kernel_h = kh;
+  win.kernel_w = kw;
+  win.stride_h = static_cast<std::size_t>(strides[0]);
+  win.stride_w = static_cast<std::size_t>(strides[1]);
+  win.dilation_h = static_cast<std::size_t>(dil[0]);
+  win.dilation_w = static_cast<std::size_t>(dil[1]);
+  std::string auto_pad = "NOTSET";
+  if (const onnx::AttributeProto* a = attribute(node, "auto_pad")) auto_pad = a->s();
+  if (auto_pad == "NOTSET") {
+    const std::vector<std::int64_t> pads = ints_attribute(node, "pads", 4, {0, 0, 0, 0}, label, name_);
+    for (std::int64_t v : pads) {
+      if (v < 0 || v > 65536) fail(fmt::format("{}: pads [{}]; allowed: 0 to 65536", label, fmt::join(pads, ", ")));
+    }
+    win.padding = Padding::kExplicit;  // ONNX order: top, left, bottom, right
+    win.pad_top = static_cast<std::size_t>(pads[0]);
+    win.pad_left = static_cast<std::size_t>(pads[1]);
+    win.pad_bottom = static_cast<std::size_t>(pads[2]);
+    win.pad_right = static_cast<std::size_t>(pads[3]);
+  } else if (auto_pad == "VALID") {
+    win.padding = Padding::kValid;
+  } else if (auto_pad == "SAME_UPPER") {
+    win.padding = Padding::kSame;  // TensorFlow's SAME: the odd pixel at the end, as SAME_UPPER
+  } else if (auto_pad == "SAME_LOWER") {
+    // The odd pixel at the start: explicit padding from the input size.
+    auto split = [](std::size_t in, std::size_t k, std::size_t s, std::size_t d, std::size_t* lo, std::size_t* hi) {
+      const std::size_t out = (in + s - 1) / s;
+      const std::size_t need = (out - 1) * s + (k - 1) * d + 1;
+      const std::size_t total = need > in ? need - in : 0;
+      *hi = total / 2;
+      *lo = total - *hi;
+    };
+    win.padding = Padding::kExplicit;
+    split(xs[1], kh, win.stride_h, win.dilation_h, &win.pad_top, &win.pad_bottom);
+    split(xs[2], kw, win.stride_w, win.dilation_w, &win.pad_left, &win.pad_right);
+  } else {
+    fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET, VALID, SAME_UPPER, SAME_LOWER", label, auto_pad));
+  }
+  // The filter in qparity's layout: OHWI for a convolution, 1HWO (axis 3) for a depthwise one.
+  Tensor f = cli::make_tensor(
+      w.dtype, depthwise ? std::vector<std::size_t>{1, kh, kw, m} : std::vector<std::size_t>{m, kh, kw, cpg});
+  const std::size_t es = cli::size_of(w.dtype);
+  for (std::size_t o = 0; o < m; ++o) {
+    for (std::size_t i = 0; i < cpg; ++i) {
+      for (std::size_t y = 0; y < kh; ++y) {
+        for (std::size_t xk = 0; xk < kw; ++xk) {
+          const std::size_t src = ((o * cpg + i) * kh + y) * kw + xk;
+          const std::size_t dst = depthwise ? (y * kw + xk) * m + o : ((o * kh + y) * kw + xk) * cpg + i;
+          std::memcpy(f.bytes.data() + dst * es, w.bytes.data() + src * es, es);
+        }
+      }
+    }
+  }
+  wq.axis = depthwise ? 3 : 0;
+  TensorDef fd;
+  fd.name = node.input(3);
+  fd.dtype = w.dtype;
+  fd.shape = f.shape;
+  fd.quant = wq;
+  fd.data = std::move(f);
+  g_.tensors.push_back(std::move(fd));
+  const int filter = static_cast<int>(g_.tensors.size()) - 1;
+  int bias = -1;
+  if (node.input_size() == 9 && !node.input(8).empty()) {
+    const Tensor& b = constant_input(node, 8, label, "B");
+    if (b.dtype != DType::kInt32 || b.shape.size() != 1 || b.shape[0] != m) {
+      fail(fmt::format("{}: B '{}' is {} of shape {}; allowed: int32 of shape [{}]", label, node.input(8),
+                       cli::to_string(b.dtype), cli::shape_text(b.shape), m));
+    }
+    TensorDef bd;
+    bd.name = node.input(8);
+    bd.dtype = DType::kInt32;
+    bd.shape = b.shape;
+    bd.data = b;
+    g_.tensors.push_back(std::move(bd));
+    bias = static_cast<int>(g_.tensors.size()) - 1;
+  }
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
+  Node n;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, filter, bias};
+  n.outputs = {y};
+  if (depthwise) {
+    auto o = std::make_shared<DepthwiseConv2DOptions>();
+    o->window = win;
+    o->depth_multiplier = m / c;
+    n.op = OpKind::kDepthwiseConv2D;
+    n.options = o;
+  } else {
+    auto o = std::make_shared<Conv2DOptions>();
+    o->window = win;
+    n.op = OpKind::kConv2D;
+    n.options = o;
+  }
+  add_node(std::move(n));
+}
+
+void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() != 8) {
+    fail(
+        fmt::format("{}: {} inputs; allowed: 8 (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, "
+                    "y_zero_point)",
+                    label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  const Tensor& b = constant_input(node, 3, label, "b");
+  if (b.shape.size() != 2 || b.shape[0] == 0 || b.shape[1] == 0) {
+    fail(fmt::format("{}: b '{}' has shape {}; allowed: 2-D (K, N), non-empty", label, node.input(3),
+                     cli::shape_text(b.shape)));
+  }
+  const std::size_t k = b.shape[0], nn = b.shape[1];
+  DType a_type{}, b_type{}, y_type{};
+  Quantization aq, bq, yq;
+  aq.scales = scales(node, 1, label, "a_scale", 0);
+  aq.zero_points = zero_points(node, 2, label, "a_zero_point", 0, &a_type);
+  bq.scales = scales(node, 4, label, "b_scale", nn);
+  bq.zero_points = zero_points(node, 5, label, "b_zero_point", nn, &b_type);
+  yq.scales = scales(node, 6, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
+  if (b.dtype != b_type) {
+    fail(fmt::format("{}: b '{}' is {}, b_zero_point {}; allowed: the same type", label, node.input(3),
+                     cli::to_string(b.dtype), cli::to_string(b_type)));
+  }
+  const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
+  const std::vector<std::size_t>& as = g_.tensors[static_cast<std::size_t>(a)].shape;
+  if (as.size() < 2 || as.back() != k) {
+    fail(fmt::format("{}: a '{}' has shape {}; allowed: rank >= 2 with last dimension {} (b's K)", label, node.input(0),
+                     cli::shape_text(as), k));
+  }
+  // FULLY_CONNECTED's filter is (N, K): b transposed, quantized along its rows.
+  Tensor f = cli::make_tensor(b.dtype, {nn, k});
+  const std::size_t es = cli::size_of(b.dtype);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < nn; ++j)
+      std::memcpy(f.bytes.data() + (j * k + i) * es, b.bytes.data() + (i * nn + j) * es, es);
+  }
+  bq.axis = 0;
+  TensorDef fd;
+  fd.name = node.input(3);
+  fd.dtype = b.dtype;
+  fd.shape = f.shape;
+  fd.quant = bq;
+  fd.data = std::move(f);
+  g_.tensors.push_back(std::move(fd));
+  const int filter = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kFullyConnected;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {a, filter, -1};
+  n.outputs = {y};
+  auto o = std::make_shared<FullyConnectedOptions>();
+  o->keep_num_dims = true;  // MatMul keeps a's leading dimensions
+  n.options = o;
+  add_node(std::move(n));
+}
+
+// com.microsoft QLinearAdd / QLinearMul: y = a + b or a * b, each with its own quantization; b is
+// another activation of a's shape or a one-element constant. Both inputs are taken in the layout a
+// already has (NHWC when a convolution produced it), so no transpose is added between convolutions
+// and the element-wise op.
+void Importer::read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op) {
+  if (node.input_size() != 8) {
+    fail(
+        fmt::format("{}: {} inputs; allowed: 8 (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, "
+                    "C_zero_point)",
+                    label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  DType a_type{}, b_type{}, c_type{};
+  Quantization aq, bq, cq;
+  aq.scales = scales(node, 1, label, "A_scale", 0);
+  aq.zero_points = zero_points(node, 2, label, "A_zero_point", 0, &a_type);
+  bq.scales = scales(node, 4, label, "B_scale", 0);
+  bq.zero_points = zero_points(node, 5, label, "B_zero_point", 0, &b_type);
+  cq.scales = scales(node, 6, label, "C_scale", 0);
+  cq.zero_points = zero_points(node, 7, label, "C_zero_point", 0, &c_type);
+  if (a_type != b_type || a_type != c_type) {
+    fail(fmt::format("{}: A, B and C are {}, {} and {}; allowed: one type", label, cli::to_string(a_type),
+                     cli::to_string(b_type), cli::to_string(c_type)));
+  }
+  const auto va = values_.find(node.input(0));
+  const bool nhwc = va != values_.end() && va->second.onnx < 0;  // a exists only in NHWC
+  const int a = activation(node.input(0), a_type, aq, nhwc, label);
+  int b = -1;
+  const auto cb = constants_.find(node.input(3));
+  if (cb != constants_.end()) {
+    if (cb->second.elements() != 1 || cb->second.dtype != b_type) {
+      fail(
+          fmt::format("{}: constant B '{}' is {} of shape {}; allowed: one {} element (or B computed at run time "
+                      "with A's shape)",
+                      label, node.input(3), cli::to_string(cb->second.dtype), cli::shape_text(cb->second.shape),
+                      cli::to_string(b_type)));
+    }
+    TensorDef bd;
+    bd.name = node.input(3);
+    bd.dtype = b_type;
+    bd.shape = {};
+    bd.quant = bq;
+    Tensor data = cli::make_tensor(b_type, {});
+    data.set_integer(0, cb->second.integer_at(0));
+    bd.data = std::move(data);
+    g_.tensors.push_back(std::move(bd));
+    b = static_cast<int>(g_.tensors.size()) - 1;
+  } else {
+    b = activation(node.input(3), b_type, bq, nhwc, label);
+    if (g_.tensors[static_cast<std::size_t>(b)].shape != g_.tensors[static_cast<std::size_t>(a)].shape) {
+      fail(fmt::format("{}: B '{}' has shape {}, A {}; allowed: the same shape (or a one-element constant B)", label,
+                       node.input(3), cli::shape_text(g_.tensors[static_cast<std::size_t>(b)].shape),
+                       cli::shape_text(g_.tensors[static_cast<std::size_t>(a)].shape)));
+    }
+  }
+  const int y = output_tensor(node.output(0), c_type, cq, nhwc, label);
+  Node n;
+  n.op = op;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {a, b};
+  n.outputs = {y};
+  n.options = std::make_shared<ElementwiseOptions>();
+  add_node(std::move(n));
+}
+
+// com.microsoft QLinearGlobalAveragePool: the mean over H and W of a 4-D tensor, as MEAN with
+// keep_dims over axes 1 and 2 of the NHWC tensor (channels_last 0: the importer's NHWC view of the
+// NCHW input; channels_last 1: the input as it is).
+void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() != 5) {
+    fail(fmt::format("{}: {} inputs; allowed: 5 (X, x_scale, x_zero_point, y_scale, y_zero_point)", label,
+                     node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  std::int64_t channels_last = 0;
+  if (const onnx::AttributeProto* a = attribute(node, "channels_last")) {
+    if (a->type() != onnx::AttributeProto_AttributeType_INT || (a->i() != 0 && a->i() != 1)) {
+      fail(fmt::format("{}: attribute channels_last must be 0 or 1", label));
+    }
+    channels_last = a->i();
+  }
+  DType x_type{}, y_type{};
+  Quantization xq, yq;
+  xq.scales = scales(node, 1, label, "x_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
+  yq.scales = scales(node, 3, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
+  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/channels_last == 0, label);
+  if (g_.tensors[static_cast<std::size_t>(x)].shape.size() != 4) {
+    fail(fmt::format("{}: X '{}' has shape {}; allowed: 4-D", label, node.input(0),
+                     cli::shape_text(g_.tensors[static_cast<std::size_t>(x)].shape)));
+  }
+  TensorDef axes;
+  axes.name = node.input(0) + ":axes";
+  axes.dtype = DType::kInt32;
+  axes.shape = {2};
+  Tensor data = cli::make_tensor(DType::kInt32, {2});
+  data.set_integer(0, 1);
+  data.set_integer(1, 2);
+  axes.data = std::move(data);
+  g_.tensors.push_back(std::move(axes));
+  const int axes_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/channels_last == 0, label);
+  Node n;
+  n.op = OpKind::kMean;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, axes_t};
+  n.outputs = {y};
+  auto o = std::make_shared<ReducerOptions>();
+  o->keep_dims = true;
+  n.options = o;
+  add_node(std::move(n));
+}
+
+// com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X_i, X_i_scale, X_i_zero_point per
+// input) as CONCATENATION. 4-D inputs that all exist in NHWC are joined there (the ONNX axis mapped:
+// C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. int8 inputs must share the output's
+// quantization (qparity's int8 CONCATENATION does not rescale); uint8 inputs are rescaled.
+void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 5 || (node.input_size() - 2) % 3 != 0 || node.output_size() != 1) {
+    fail(
+        fmt::format("{}: {} inputs and {} outputs; allowed: Y_scale, Y_zero_point, then (X, X_scale, "
+                    "X_zero_point) per input, and 1 output",
+                    label, node.input_size(), node.output_size()));
+  }
+  const onnx::AttributeProto* ax = attribute(node, "axis");
+  if (ax == nullptr || ax->type() != onnx::AttributeProto_AttributeType_INT) {
+    fail(fmt::format("{}: attribute axis (an integer) is required", label));
+  }
+  DType y_type{};
+  Quantization yq;
+  yq.scales = scales(node, 0, label, "Y_scale", 0);
+  yq.zero_points = zero_points(node, 1, label, "Y_zero_point", 0, &y_type);
+  const int count = (node.input_size() - 2) / 3;
+  bool all_nhwc = true;
+  for (int i = 0; i < count; ++i) {
+    const auto it = values_.find(node.input(2 + 3 * i));
+    all_nhwc = all_nhwc && it != values_.end() && it->second.nhwc >= 0;
+  }
+  std::vector<int> inputs;
+  std::size_t rank = 0;
+  for (int i = 0; i < count; ++i) {
+    const int k = 2 + 3 * i;
+    DType t{};
+    Quantization q;
+    q.scales = scales(node, k + 1, label, "X_scale", 0);
+    q.zero_points = zero_points(node, k + 2, label, "X_zero_point", 0, &t);
+    if (t != y_type) {
+      fail(fmt::format("{}: input {} is {}, Y {}; allowed: one type", label, i, cli::to_string(t),
+                       cli::to_string(y_type)));
+    }
+    inputs.push_back(activation(node.input(k), t, q, all_nhwc, label));
+    rank = g_.tensors[static_cast<std::size_t>(inputs.back())].shape.size();
+  }
+  std::int64_t axis = ax->i();
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    fail(fmt::format("{}: axis {} for rank {}; allowed: {} to {}", label, axis, r, -r, r - 1));
+  if (axis < 0) axis += r;
+  if (all_nhwc) {
+    const int to_nhwc[4] = {0, 3, 1, 2};
+    axis = to_nhwc[axis];
+  }
+  const int y = output_tensor(node.output(0), y_type, yq, all_nhwc, label);
+  Node n;
+  n.op = OpKind::kConcatenation;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = inputs;
+  n.outputs = {y};
+  auto o = std::make_shared<ConcatenationOptions>();
+  o->axis = static_cast<int>(axis);
+  n.options = o;
+  add_node(std::move(n));
+}
+
+// com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view: VALID (no
+// padding) or SAME_UPPER windows, padding not counted (count_include_pad 0), ceil_mode 0.
+void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() != 5 || node.output_size() != 1) {
+    fail(
+        fmt::format("{}: {} inputs and {} outputs; allowed: 5 (X, x_scale, x_zero_point, y_scale, y_zero_point) "
+                    "and 1",
+                    label, node.input_size(), node.output_size()));
+  }
+  for (const char* a : {"count_include_pad", "ceil_mode", "channels_last"}) {
+    if (const onnx::AttributeProto* at = attribute(node, a)) {
+      if (at->i() != 0) fail(fmt::format("{}: {} = {}; allowed: 0", label, a, at->i()));
+    }
+  }
+  if (attribute(node, "dilations") != nullptr) fail(fmt::format("{}: dilations are not supported", label));
+  const onnx::AttributeProto* ks = attribute(node, "kernel_shape");
+  if (ks == nullptr || ks->ints_size() != 2) fail(fmt::format("{}: kernel_shape must be 2 integers", label));
+  const std::vector<std::int64_t> k{ks->ints(0), ks->ints(1)};
+  const std::vector<std::int64_t> st = ints_attribute(node, "strides", 2, {1, 1}, label, name_);
+  for (std::int64_t v : {k[0], k[1], st[0], st[1]}) {
+    if (v < 1 || v > 65536) fail(fmt::format("{}: kernel_shape and strides must be 1 to 65536", label));
+  }
+  std::string auto_pad = "NOTSET";
+  if (const onnx::AttributeProto* a = attribute(node, "auto_pad")) auto_pad = a->s();
+  reference::PoolWindow w;
+  w.filter_h = static_cast<std::size_t>(k[0]);
+  w.filter_w = static_cast<std::size_t>(k[1]);
+  w.stride_h = static_cast<std::size_t>(st[0]);
+  w.stride_w = static_cast<std::size_t>(st[1]);
+  if (auto_pad == "SAME_UPPER") {
+    w.padding = Padding::kSame;
+  } else if (auto_pad == "VALID" || auto_pad == "NOTSET") {
+    const std::vector<std::int64_t> pads = ints_attribute(node, "pads", 4, {0, 0, 0, 0}, label, name_);
+    for (std::int64_t v : pads) {
+      if (v != 0)
+        fail(fmt::format("{}: explicit pads [{}]; allowed: none, or auto_pad SAME_UPPER / VALID", label,
+                         fmt::join(pads, ", ")));
+    }
+    w.padding = Padding::kValid;
+  } else {
+    fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET (no pads), VALID, SAME_UPPER", label, auto_pad));
+  }
+  DType x_type{}, y_type{};
+  Quantization xq, yq;
+  xq.scales = scales(node, 1, label, "x_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
+  yq.scales = scales(node, 3, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
+  if (w.padding == Padding::kSame && x_type == DType::kUint8) {
+    // Measured: ONNX Runtime's uint8 kernel differs by 1 from the float formula on some windows
+    // that reach into the padding (docs/semantics.md §22.2); int8 and unpadded windows match.
+    fail(
+        fmt::format("{}: uint8 with auto_pad SAME_UPPER is not reproduced yet (ONNX Runtime's uint8 kernel "
+                    "differs on windows that reach into the padding); allowed: int8, or no padding",
+                    label));
+  }
+  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
+  Node n;
+  n.op = OpKind::kAveragePool2D;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x};
+  n.outputs = {y};
+  auto o = std::make_shared<Pool2DOptions>();
+  o->window = w;
+  n.options = o;
+  add_node(std::move(n));
+}
+
+// Flatten / Reshape of a quantized activation: RESHAPE in ONNX's layout (an NHWC value is
+// transposed back first), the quantization passed through (no arithmetic).
+void Importer::read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten) {
+  if (node.input_size() != (flatten ? 1 : 2) || node.output_size() != 1) {
+    fail(fmt::format("{}: {} inputs and {} outputs; allowed: {} and 1", label, node.input_size(), node.output_size(),
+                     flatten ? "1 (input)" : "2 (data, constant shape)"));
+  }
+  const auto it = values_.find(node.input(0));
+  if (it == values_.end()) {
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label, node.input(0)));
+  }
+  const int primary = it->second.onnx >= 0 ? it->second.onnx : it->second.nhwc;
+  const TensorDef src = g_.tensors[static_cast<std::size_t>(primary)];
+  if (!src.quant.present()) {
+    fail(
+        fmt::format("{}: input '{}' is not quantized by the node that produces or reads it; allowed: the 8-bit "
+                    "output of a QLinear node",
+                    label, node.input(0)));
+  }
+  const int x = activation(node.input(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  const std::vector<std::size_t> in = g_.tensors[static_cast<std::size_t>(x)].shape;
+  std::vector<std::int64_t> want;
+  if (flatten) {
+    std::int64_t axis = 1;
+    if (const onnx::AttributeProto* a = attribute(node, "axis")) {
+      if (a->type() != onnx::AttributeProto_AttributeType_INT)
+        fail(fmt::format("{}: attribute axis must be an integer", label));
+      axis = a->i();
+    }
+    const auto rank = static_cast<std::int64_t>(in.size());
+    if (axis < -rank || axis > rank)
+      fail(fmt::format("{}: axis {} for rank {}; allowed: {} to {}", label, axis, rank, -rank, rank));
+    if (axis < 0) axis += rank;
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t i = 0; i < rank; ++i)
+      (i < axis ? outer : inner) *= static_cast<std::int64_t>(in[static_cast<std::size_t>(i)]);
+    want = {outer, inner};
+  } else {
+    const Tensor& shape = constant_input(node, 1, label, "shape");
+    if (shape.dtype != DType::kInt64 || shape.shape.size() != 1 || shape.elements() > limits_.max_rank) {
+      fail(fmt::format("{}: shape '{}' is {} of shape {}; allowed: int64, 1-D, at most {} values", label, node.input(1),
+                       cli::to_string(shape.dtype), cli::shape_text(shape.shape), limits_.max_rank));
+    }
+    bool allow_zero = false;
+    if (const onnx::AttributeProto* a = attribute(node, "allowzero")) allow_zero = a->i() != 0;
+    for (std::size_t i = 0; i < shape.elements(); ++i) {
+      std::int64_t d = shape.integer_at(i);
+      if (d == 0 && !allow_zero) {  // allowzero 0 (the default): copy the input's dimension
+        if (i >= in.size()) fail(fmt::format("{}: shape[{}] = 0 copies a dimension the input lacks", label, i));
+        d = static_cast<std::int64_t>(in[i]);
+      }
+      want.push_back(d);
+    }
+  }
+  TensorDef sd;
+  sd.name = node.output(0) + ":shape";
+  sd.dtype = DType::kInt32;
+  sd.shape = {want.size()};
+  Tensor data = cli::make_tensor(DType::kInt32, sd.shape);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (want[i] < -1 || want[i] > INT32_MAX)
+      fail(fmt::format("{}: new dimension {} = {} is out of range", label, i, want[i]));
+    data.set_integer(i, want[i]);
+  }
+  sd.data = std::move(data);
+  g_.tensors.push_back(std::move(sd));
+  const int shape_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kReshape;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, shape_t};
+  n.outputs = {y};
+  n.options = std::make_shared<ReshapeOptions>();
+  add_node(std::move(n));
+}
+
+void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
+  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  const std::string label =
+      fmt::format("node {} ({}{}{}{})", index, domain.empty() ? "" : domain, domain.empty() ? "" : ".", node.op_type(),
+                  node.name().empty() ? "" : fmt::format(" '{}'", node.name()));
+  if (domain.empty() && node.op_type() == "Constant") {
+    if (node.output_size() != 1 || node.output(0).empty()) fail(fmt::format("{}: needs one named output", label));
+    const onnx::AttributeProto* a = attribute(node, "value");
+    if (a == nullptr || a->type() != onnx::AttributeProto_AttributeType_TENSOR || node.attribute_size() != 1) {
+      fail(fmt::format("{}: allowed: a single 'value' tensor attribute", label));
+    }
+    if (constants_.count(node.output(0)) != 0 || values_.count(node.output(0)) != 0) {
+      fail(fmt::format("{}: output '{}' is already defined", label, node.output(0)));
+    }
+    constants_.emplace(node.output(0), read_tensor_proto(a->t(), label + " value"));
+    return;
+  }
+  if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
+  if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
+  if (domain.empty() && node.op_type() == "Flatten") return read_reshape(node, label, /*flatten=*/true);
+  if (domain.empty() && node.op_type() == "Reshape") return read_reshape(node, label, /*flatten=*/false);
+  if (domain == "com.microsoft" && node.op_type() == "QLinearMul") {
+    return read_qlinear_binary(node, label, OpKind::kMul);
+  }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearAdd") {
+    return read_qlinear_binary(node, label, OpKind::kAdd);
+  }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearGlobalAveragePool") {
+    return read_qlinear_global_average_pool(node, label);
+  }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearConcat") return read_qlinear_concat(node, label);
+  if (domain == "com.microsoft" && node.op_type() == "QLinearAveragePool") {
+    return read_qlinear_average_pool(node, label);
+  }
+  fail(
+      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
+                  "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
+                  "QLinearConcat, "
+                  "Flatten / Reshape of their outputs, Constant",
+                  label));
+}
+
+Graph Importer::read(const onnx::ModelProto& model) {
+  check_opsets(model);
+  if (!model.has_graph()) fail("the model has no graph");
+  const onnx::GraphProto& graph = model.graph();
+  if (static_cast<std::size_t>(graph.node_size()) > limits_.max_nodes) {
+    fail(fmt::format("{} nodes; allowed: at most {}", graph.node_size(), limits_.max_nodes));
+  }
+  if (static_cast<std::size_t>(graph.initializer_size()) > limits_.max_tensors) {
+    fail(fmt::format("{} initializers; allowed: at most {}", graph.initializer_size(), limits_.max_tensors));
+  }
+  if (graph.sparse_initializer_size() != 0) fail("the graph has sparse initializers; allowed: dense ones");
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const onnx::TensorProto& t = graph.initializer(i);
+    const std::string label = fmt::format("initializer {} '{}'", i, t.name());
+    if (t.name().empty()) fail(fmt::format("{} has no name", label));
+    if (constants_.count(t.name()) != 0) fail(fmt::format("{} is defined twice", label));
+    constants_.emplace(t.name(), read_tensor_proto(t, label));
+  }
+  for (int i = 0; i < graph.output_size(); ++i) graph_outputs_.insert(graph.output(i).name());
+  read_inputs(graph);
+  for (int i = 0; i < graph.node_size(); ++i) read_node(graph.node(i), static_cast<std::size_t>(i));
+  if (graph.output_size() == 0) fail("the graph has no outputs");
+  for (int i = 0; i < graph.output_size(); ++i) {
+    const std::string& out = graph.output(i).name();
+    const auto it = values_.find(out);
+    if (it == values_.end()) {
+      fail(
+          fmt::format("graph output {} '{}' is not computed by any node qparity read (an initializer or an unknown "
+                      "name)",
+                      i, out));
+    }
+    Value& v = it->second;
+    if (v.onnx < 0) v.onnx = add_transpose(v.nhwc, out, {0, 3, 1, 2});
+    g_.outputs.push_back(v.onnx);
+  }
+  validate(g_);
+  return std::move(g_);
+}
+
+}  // namespace
+
+bool named_like_onnx(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+Graph read_onnx(const std::vector<std::uint8_t>& bytes, const std::string& name, const ModelLimits& limits) {
+  if (bytes.size() > kMaxModelBytes) {
+    model_error(name, fmt::format("{} bytes; allowed: less than 2 GiB (protobuf's limit)", bytes.size()));
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    model_error(name, "not an ONNX model (the protobuf does not parse: truncated or not a ModelProto)");
+  }
+  Importer importer(name, limits);
+  return importer.read(model);
+}
+
+Graph read_onnx_file(const std::string& path, const ModelLimits& limits) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ToolError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)), cli::kExitIoError);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw ToolError(fmt::format("{}: cannot read (not a regular file?)", path), cli::kExitIoError);
+  if (static_cast<std::uint64_t>(size) > kMaxModelBytes) {
+    throw ToolError(fmt::format("{}: {} bytes; allowed: less than 2 GiB (protobuf's limit)", path, size));
+  }
+  in.seekg(0);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    throw ToolError(fmt::format("{}: read failed", path), cli::kExitIoError);
+  }
+  return read_onnx(bytes, path, limits);
+}
+
+}  // namespace qparity::model
