@@ -9,6 +9,8 @@
 // Errors: qparity::InvalidArgument and the tool's ToolError (usage) become ValueError, a ToolError
 // about a file (kExitIoError) OSError; bad argument types are TypeError. Their messages are the
 // library's and the CLI's, naming the argument and its allowed range.
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -547,11 +549,32 @@ std::string diff_json(const Model& m, const std::string& a, const std::optional<
   o.b = b.value_or("");
   o.dump_b = dump_b.value_or("");
   o.per_channel = per_channel;
+  if (dump_b) {
+    struct stat st {};
+    if (::stat(dump_b->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      throw py::value_error("dump_b: " + *dump_b + " is not a directory of per-tensor dumps");
+    }
+  }
   std::string json;
-  {
+  try {
     py::gil_scoped_release release;
     std::size_t float_outputs = 0;
     json = cli::drift_json(model::diff_model(m.graph(), values, o, &float_outputs));
+  } catch (const cli::ToolError& e) {
+    // The model diff names the CLI's options (--a, --b, --dump-b); here they are arguments.
+    std::string message = e.what();
+    for (const char* option : {"--a: ", "--b: ", "--dump-b: "}) {
+      if (message.rfind(option, 0) == 0) {
+        std::string name = std::string(option).substr(2);
+        if (name == "dump-b: ") name = "dump_b: ";
+        message = name + message.substr(std::strlen(option));
+      }
+    }
+    if (e.exit_code() == cli::kExitIoError) {
+      PyErr_SetString(PyExc_OSError, message.c_str());  // the GIL is held again here
+      throw py::error_already_set();
+    }
+    throw py::value_error(message);
   }
   return json;
 }
