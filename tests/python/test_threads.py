@@ -1,6 +1,7 @@
 # Threads calling the module at once (the GIL is released during the arithmetic) get exactly the
 # results of sequential calls.
 import threading
+import time
 
 import numpy as np
 
@@ -67,3 +68,36 @@ def test_concurrent_calls_equal_sequential(model_path):
                 assert out.keys() == run_sequential.keys()
                 for name in out:
                     np.testing.assert_array_equal(out[name], run_sequential[name])
+
+
+def test_gil_released_during_the_arithmetic():
+    # A Python thread counts while the main thread is inside one long conv2d (the header-only
+    # reference: slow enough). With the GIL held for the call it could count only in the
+    # interpreter's switch intervals around it (5 ms each); released, through the call. Its rate
+    # is measured first, while the main thread sleeps, under the same machine load.
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, (2, 96, 96, 64)).astype(np.int8)
+    w = rng.integers(-127, 128, (64, 3, 3, 64)).astype(np.int8)
+    kw = dict(padding="SAME", input_scale=0.02, filter_scales=0.01, output_scale=0.03, reference=True)
+    counter = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            counter[0] += 1
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        c0, t0 = counter[0], time.perf_counter()
+        time.sleep(0.2)
+        rate = (counter[0] - c0) / (time.perf_counter() - t0)
+        c1, t1 = counter[0], time.perf_counter()
+        qparity.conv2d(x, w, **kw)
+        moved, duration = counter[0] - c1, time.perf_counter() - t1
+    finally:
+        stop.set()
+        t.join()
+    assert duration > 0.2, f"the call took {duration:.3f} s: too short to tell"
+    assert moved > 0.25 * rate * duration, (
+        f"the counter moved {moved} times during a {duration:.2f} s call (alone: {rate:.0f}/s): the GIL was held")
