@@ -60,9 +60,13 @@ def _one_or_list(name, value, convert):
 
 
 def _real(name, value):
+    import math
     import numbers
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        # JSON has no inf or nan: refused here with the parser's wording for a bad scale.
+        raise ValueError(f"{name}: {float(value)} is out of range; allowed: a finite number > 0")
     return float(value)
 
 
