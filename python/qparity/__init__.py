@@ -11,6 +11,7 @@ A preset (``presets()``) fixes every axis that changes output bits: rounding cor
 derivation from the real scale, scale composition, activation clamp derivation, accumulator model.
 """
 import json as _json
+import re as _re
 
 from ._qparity import Model, __version__, explain, preset_info, presets, profiles, requantize
 from . import _qparity
@@ -184,6 +185,12 @@ def fully_connected(input, filter, bias=None, *, input_zero_point=0, filter_zero
                   accumulator=accumulator, reference=reference)
 
 
+_GEMM_RENAMES = {"input_zero_point": "a_zero_point", "filter_zero_point": "b_zero_point",
+                 "input_scale": "a_scale", "filter_scales": "b_scales", "input:": "a:", "filter:": "b:"}
+_GEMM_NAMES = _re.compile(r"\b(?:input_zero_point|filter_zero_point|input_scale|filter_scales)\b|"
+                         r"^(?:input|filter):")
+
+
 def gemm(a, b, bias=None, *, a_zero_point=0, b_zero_point=0, output_zero_point=0, a_scale=None,
          b_scales=None, output_scale=None, multipliers=None, shifts=None, activation="NONE",
          activation_min=None, activation_max=None, output_dtype=None, preset="tflite-reference",
@@ -192,13 +199,17 @@ def gemm(a, b, bias=None, *, a_zero_point=0, b_zero_point=0, output_zero_point=0
     ndim = getattr(a, "ndim", None)
     if ndim is not None and ndim != 2:
         raise ValueError(f"a: {ndim}-D array of shape {tuple(a.shape)}; allowed: 2-D [M, K]")
-    return fully_connected(a, b, bias, input_zero_point=a_zero_point, filter_zero_point=b_zero_point,
-                           output_zero_point=output_zero_point, input_scale=a_scale,
-                           filter_scales=b_scales, output_scale=output_scale,
-                           multipliers=multipliers, shifts=shifts, activation=activation,
-                           activation_min=activation_min, activation_max=activation_max,
-                           output_dtype=output_dtype, preset=preset, accumulator=accumulator,
-                           reference=reference)
+    try:
+        return fully_connected(a, b, bias, input_zero_point=a_zero_point, filter_zero_point=b_zero_point,
+                               output_zero_point=output_zero_point, input_scale=a_scale,
+                               filter_scales=b_scales, output_scale=output_scale,
+                               multipliers=multipliers, shifts=shifts, activation=activation,
+                               activation_min=activation_min, activation_max=activation_max,
+                               output_dtype=output_dtype, preset=preset, accumulator=accumulator,
+                               reference=reference)
+    except (TypeError, ValueError) as e:
+        # Errors name fully_connected's arguments; say gemm's instead.
+        raise type(e)(_GEMM_NAMES.sub(lambda m: _GEMM_RENAMES[m.group(0)], str(e))) from None
 
 
 def diff(model, a="tflite-reference", b=None, *, dump_b=None, inputs=None, seed=1, per_channel=False):

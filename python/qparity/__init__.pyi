@@ -116,7 +116,7 @@ def gemm(a: npt.NDArray[Any], b: npt.NDArray[np.int8], bias: Optional[npt.NDArra
          accumulator: Optional[str] = None, reference: bool = False) -> npt.NDArray[Any]:
     """C[M, N] = requantize(bias[n] + sum_k (A[m, k] - a_zp) * (B[n, k] - b_zp)): fully_connected
     with a 2-D A [M, K] (int8 or uint8) and B [N, K] int8 (weights N x K, one row per output
-    channel). Errors name the fully_connected keys (input_zero_point for a_zero_point, ...)."""
+    channel)."""
 
 class Model:
     """A model file (.tflite) read and validated once; immutable, usable from several threads."""

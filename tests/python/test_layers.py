@@ -180,6 +180,12 @@ SCALES = dict(input_scale=0.1, filter_scales=0.1, output_scale=0.1)
     (lambda: qparity.depthwise_conv2d(X, W, **SCALES), ValueError, "depthwise_conv2d"),
     (lambda: qparity.fully_connected(X, W, **SCALES), ValueError, "fully_connected"),
     (lambda: qparity.gemm(X, W.reshape(3, 18), a_scale=0.1, b_scales=0.1, output_scale=0.1), ValueError, "a: 4-D array of shape (1, 5, 5, 2); allowed: 2-D [M, K]"),
+    (lambda: qparity.gemm(X[0, 0], W.reshape(3, 18)[:, :2], a_zero_point=1000, a_scale=0.1, b_scales=0.1,
+                          output_scale=0.1), ValueError, "a_zero_point"),
+    (lambda: qparity.gemm(X[0, 0], W.reshape(3, 18)[:, :2], a_scale=0.1, b_scales=[0.1, 0.1], output_scale=0.1),
+     ValueError, "b_scales: 2 values for 3 output channels"),
+    (lambda: qparity.gemm(X[0, 0].astype(np.int16), W.reshape(3, 18)[:, :2], a_scale=0.1, b_scales=0.1,
+                          output_scale=0.1), TypeError, "a: dtype int16 is not allowed; allowed: int8, uint8"),
 ])
 def test_errors(call, error, message):
     with pytest.raises(error) as e:
