@@ -3,7 +3,7 @@
 // re-exports it and adds the layer functions' keyword vocabulary; docstrings and types are in
 // __init__.pyi.
 //
-// Every function validates its arguments under the GIL, copies nothing it can read in place,
+// Every function validates its arguments under the GIL (arrays: numpy_tensor.h),
 // then releases the GIL for the arithmetic. Nothing here keeps state between calls, so calls are
 // thread-safe (a Model is immutable once read; each run has its own runner).
 //

@@ -1,8 +1,9 @@
 // numpy arrays <-> the tool's tensors (tools/qparity/tensor.h), with the checks every function of
 // the module applies to an array argument: its dtype among the allowed ones (TypeError naming the
 // argument), native byte order, and C order. Any strided view (a slice, negative strides, Fortran
-// order) is accepted and read in C order, as numpy.ascontiguousarray would: a C-contiguous array
-// is read in place, anything else is copied once.
+// order) is accepted and read in C order, as numpy.ascontiguousarray would: c_contiguous() returns
+// a C-contiguous array itself (read in place), anything else copied once; tensor_from_array()
+// copies into a tensor for the tool's runners, which own their tensors.
 #pragma once
 
 #include <initializer_list>

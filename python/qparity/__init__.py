@@ -2,10 +2,11 @@
 
 numpy in, numpy out. Every function runs qparity's C++ library (the same code as the `qparity`
 command-line tool, so the same bits and the same error messages) with the GIL released; calls are
-thread-safe. Array arguments of any layout are accepted (C-contiguous arrays are read in place,
-strided views, negative strides and Fortran order are read in C order through one copy); a wrong
-dtype is a TypeError, a wrong shape or parameter a ValueError naming the argument and its allowed
-range.
+thread-safe. Array arguments of any layout are accepted and read in C order (strided views,
+negative strides and Fortran order through one copy). requantize reads a C-contiguous acc in place;
+the layer functions and Model.run copy their inputs once into the tool's runners, which own their
+tensors. Results are returned without a copy. A wrong dtype is a TypeError, a wrong shape or
+parameter a ValueError naming the argument and its allowed range.
 
 A preset (``presets()``) fixes every axis that changes output bits: rounding core, multiplier
 derivation from the real scale, scale composition, activation clamp derivation, accumulator model.
@@ -18,9 +19,6 @@ from . import _qparity
 
 __all__ = ["Model", "conv2d", "depthwise_conv2d", "diff", "explain", "fully_connected", "gemm",
            "preset_info", "presets", "profiles", "requantize", "__version__"]
-
-_ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
-
 
 def _is_int(value):
     # bool is an int in Python, never a meaningful stride or zero point.
