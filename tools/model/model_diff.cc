@@ -19,6 +19,7 @@ cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& input
   const std::vector<System> sys_a = resolve_node_map(parse_node_map(o.a, "--a"), graph, "--a");
   report.label_a = o.a;
   report.source = graph.source;
+  report.per_channel = o.per_channel;  // the JSON lists the per-channel breakdowns
   Runner ra(graph, sys_a);
   ra.run(inputs);
   std::unique_ptr<Runner> rb, riso;
