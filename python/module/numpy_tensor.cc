@@ -16,6 +16,8 @@ bool tensor_dtype_of(const py::dtype& dtype, cli::DType* out) {
   else if (kind == 'i' && size == 4) *out = cli::DType::kInt32;
   else if (kind == 'i' && size == 8) *out = cli::DType::kInt64;
   else if (kind == 'f' && size == 4) *out = cli::DType::kFloat32;
+  else if (kind == 'f' && size == 2) *out = cli::DType::kFloat16;
+  else if (kind == 'f' && size == 8) *out = cli::DType::kFloat64;
   else return false;
   return true;
 }
@@ -75,6 +77,8 @@ py::array array_from_tensor(cli::Tensor&& tensor) {
     case cli::DType::kInt32: dtype = py::dtype::of<std::int32_t>(); break;
     case cli::DType::kFloat32: dtype = py::dtype::of<float>(); break;
     case cli::DType::kInt64: dtype = py::dtype::of<std::int64_t>(); break;
+    case cli::DType::kFloat16: dtype = py::dtype("float16"); break;
+    case cli::DType::kFloat64: dtype = py::dtype::of<double>(); break;
   }
   std::vector<py::ssize_t> shape(owned->shape.begin(), owned->shape.end());
   return py::array(dtype, shape, {}, owned->bytes.data(), owner);

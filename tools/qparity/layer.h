@@ -70,7 +70,7 @@ struct Layer {
 
   /// fully_connected only: read an input whose last dimension is not the filter's depth as
   /// [elements / depth, depth] (TFLite's keep_num_dims = false). Without it, only rows of depth
-  /// elements or one flattened vector are accepted.
+  /// elements, one flattened vector, or one flattened item per index of the first dimension.
   bool fold_batch = false;
 
   Tensor filter;              ///< int8: conv2d OHWI, depthwise 1HWO, fully_connected OI

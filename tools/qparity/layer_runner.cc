@@ -287,9 +287,10 @@ std::vector<std::size_t> output_shape(const Layer& layer, const std::vector<std:
     // TFLite FULLY_CONNECTED (keep_num_dims = false): the input is read as [batch, depth] with
     // batch = elements / depth, so [1, 6, 6, 12] feeds a depth-432 layer directly (the flatten of
     // a conv feature map) and [batch, depth] is the ordinary case.
-    // Without "fold_batch", only the two unambiguous readings: rows of depth elements (the last
-    // axis is the depth) or one flattened vector (the whole input is one row). Anything else would
-    // silently become another batch size.
+    // Without "fold_batch", only the unambiguous readings: rows of depth elements (the last axis
+    // is the depth), one flattened vector (the whole input is one row), or each item of the first
+    // axis flattened (batch = the first dimension). Anything else would silently become another
+    // batch size.
     const std::size_t depth = layer.filter.shape[1];
     std::size_t elements = 1;
     for (std::size_t d : input_shape) elements *= d;  // a Tensor's shape product never overflows
@@ -297,7 +298,8 @@ std::vector<std::size_t> output_shape(const Layer& layer, const std::vector<std:
       shape_error(layer, input_shape, fmt::format("the input's {} elements are not a positive multiple of the "
                                                   "filter's input depth {} (OI filter)", elements, depth));
     }
-    if (!layer.fold_batch && input_shape.back() != depth && elements != depth) {
+    if (!layer.fold_batch && input_shape.back() != depth && elements != depth &&
+        elements / depth != input_shape.front()) {
       shape_error(layer, input_shape,
                   fmt::format("the input's last dimension is {} and it has {} elements, but the filter's input depth "
                               "is {}: read as TFLite does, it would be a batch of {}; say \"fold_batch\": true if that "
