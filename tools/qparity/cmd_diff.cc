@@ -407,7 +407,8 @@ int run_diff(const DiffOptions& options) {
     if (options.per_channel) render_channel_tables(report, 16, out);
     render_gate_failures(report, failures, 20, out);
     if (!gates.empty() && failures.empty()) {
-      put("\n--fail-on: all {} gate{} passed on every layer.\n", gates.size(), gates.size() == 1 ? "" : "s");
+      put("\n--fail-on: {} on every layer.\n",
+          gates.size() == 1 ? std::string("the gate passed") : fmt::format("all {} gates passed", gates.size()));
     }
     for (const std::string* path : {&options.csv, &options.json, &options.svg_histogram, &options.svg_propagation}) {
       if (!path->empty()) put("wrote {}\n", *path);
