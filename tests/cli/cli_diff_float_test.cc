@@ -5,8 +5,6 @@
 // errors and gates that apply to nothing exit 2).
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,13 +25,6 @@ using qparity::cli::make_tensor;
 using qparity::cli::Tensor;
 
 bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 Tensor float_tensor(DType dtype, std::vector<std::size_t> shape, const std::vector<double>& values) {
   Tensor t = make_tensor(dtype, std::move(shape));
@@ -83,7 +74,7 @@ TEST(CliDiffFloat, Float32AgainstFloat16InRealUnits) {
                               "A 0.1, B 0.09997559"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "Worst elements")) << r.out;
-  const std::string json = slurp(f.path("d.json"));
+  const std::string json = read_bytes(f.path("d.json"));
   EXPECT_TRUE(contains(json, "\"lsb\": false")) << json;
   EXPECT_TRUE(contains(json, "\"worst\": [{\"at\": [0, 0, 0, 0], \"a\": 0.10000000149011612, \"b\": 0.0999755859375}]"))
       << json;
@@ -101,7 +92,7 @@ TEST(CliDiffFloat, Float64AndNonFiniteValues) {
   const CliResult r = run_cli({"diff", "--dump-a", a, "--dump-b", b, "--json", f.path("d.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // NaN against NaN is agreement; inf against 5 is the one difference and makes SQNR -inf.
-  const std::string json = slurp(f.path("d.json"));
+  const std::string json = read_bytes(f.path("d.json"));
   EXPECT_TRUE(contains(json, "\"differing\": 1, \"percent_differing\": 25, \"nonfinite_mismatch\": 1")) << json;
   EXPECT_TRUE(contains(json, "\"sqnr_db\": \"-inf\", \"rel_err\": \"inf\"")) << json;
   EXPECT_TRUE(contains(r.out, "worst at [2]: A inf, B 5 (non-finite)")) << r.out;
@@ -196,7 +187,7 @@ TEST(CliDiffFloat, FailOnGatesExitThreeAndStillWriteTheReport) {
   EXPECT_TRUE(contains(r.out, "FAILED --fail-on: 1 check in 1 layer; first beyond the tolerance: layer 0 (a.npy).\n"
                               "  layer 0 (a.npy): max_lsb = 2 (fails 'max_lsb>1')"))
       << r.out;
-  EXPECT_FALSE(slurp(f.path("d.csv")).empty());
+  EXPECT_FALSE(read_bytes(f.path("d.csv")).empty());
   // Real-unit gates need real-unit metrics; with the quantization given they apply.
   r = run_cli({"diff", "--dump-a", a, "--dump-b", b, "--fail-on", "sqnr<30"});
   EXPECT_EQ(r.exit_code, 2);

@@ -4,9 +4,7 @@
 // clipped end bins labelled, the isolated series on its own scale, the layers of another arithmetic
 // marked.
 #include <cstdint>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,13 +19,6 @@ namespace qparity_cli_test {
 namespace {
 
 using qparity::cli::DType;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
@@ -47,7 +38,7 @@ PngSize render(const std::string& svg) {
     return {};
   }
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string bytes = slurp(png);
+  const std::string bytes = read_bytes(png);
   if (bytes.size() < 24 || bytes.compare(1, 3, "PNG") != 0) {
     ADD_FAILURE() << "not a PNG: " << png;
     return {};
@@ -85,7 +76,7 @@ TEST(CliPlots, HistogramOfOneLayerKeepsItsTitleAndLabelsTheClippedBins) {
   const CliResult r = run_cli({"diff", "--dump-a", dir + "/a_dump_with_a_long_name.npy", "--dump-b",
                                dir + "/b_dump_with_a_long_name.npy", "--svg-histogram", dir + "/h.svg"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string svg = slurp(dir + "/h.svg");
+  const std::string svg = read_bytes(dir + "/h.svg");
   const PngSize size = render(dir + "/h.svg");
   EXPECT_GE(static_cast<double>(size.width), rightmost_text(svg)) << "a title or legend runs off the image";
   EXPECT_GE(size.width, 600u);
@@ -105,7 +96,7 @@ TEST(CliPlots, PropagationGivesTheIsolatedSeriesItsOwnScaleAndShadesTheMapsExcep
                                "npu-verisilicon,3-5=tflite-reference", "--svg-propagation", dir + "/p.svg",
                                "--svg-histogram", dir + "/h.svg"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string svg = slurp(dir + "/p.svg");
+  const std::string svg = read_bytes(dir + "/p.svg");
   EXPECT_TRUE(contains(svg, "Isolated: Elements differing")) << "the isolated series has a panel of its own";
   EXPECT_TRUE(contains(svg, "shaded: 3 layers whose arithmetic differs from the default"));
   // The isolated panel's scale is its own: its top tick is far below the accumulated one's 80 %.
@@ -113,7 +104,7 @@ TEST(CliPlots, PropagationGivesTheIsolatedSeriesItsOwnScaleAndShadesTheMapsExcep
   const PngSize p = render(dir + "/p.svg");
   EXPECT_GE(static_cast<double>(p.width), rightmost_text(svg));
   const PngSize h = render(dir + "/h.svg");
-  EXPECT_GE(static_cast<double>(h.width), rightmost_text(slurp(dir + "/h.svg")));
+  EXPECT_GE(static_cast<double>(h.width), rightmost_text(read_bytes(dir + "/h.svg")));
   EXPECT_GE(h.height, 4 * 150u) << "20 layers in 4 rows of panels";
 }
 

@@ -4,25 +4,15 @@
 // never a skip (the oracle tests are what proves the .tflite path).
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "tensor.h"
+#include "js_batch_runner.h"
 
 namespace qparity_test {
 
-struct LiteRtJob {
-  std::string name;                   ///< for messages and the work directory
-  std::vector<std::uint8_t> model;    ///< .tflite bytes
-  std::vector<qparity::cli::Tensor> inputs;
-};
-
-struct LiteRtResult {
-  bool ok = false;
-  std::string error;  ///< the runner's message when !ok
-  std::vector<qparity::cli::Tensor> outputs;
-};
+using LiteRtJob = JsModelJob;
+using LiteRtResult = JsModelResult;
 
 /// Runs every job; results in job order. Sets *setup_error (and returns nothing) when the runtime
 /// cannot start at all (node or the npm packages missing).

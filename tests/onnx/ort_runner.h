@@ -4,25 +4,15 @@
 // a skip (these tests are what proves the .onnx path bit-exact).
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "tensor.h"
+#include "js_batch_runner.h"
 
 namespace qparity_test {
 
-struct OrtJob {
-  std::string name;                 ///< for messages
-  std::vector<std::uint8_t> model;  ///< .onnx bytes
-  std::vector<qparity::cli::Tensor> inputs;
-};
-
-struct OrtResult {
-  bool ok = false;
-  std::string error;  ///< the runner's message when !ok
-  std::vector<qparity::cli::Tensor> outputs;
-};
+using OrtJob = JsModelJob;
+using OrtResult = JsModelResult;
 
 /// Runs every job at graph optimization level `opt` ("all", "disabled", ...), one intra-op thread;
 /// results in job order. Sets *setup_error (and returns nothing) when the runtime cannot start.

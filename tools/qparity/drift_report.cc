@@ -165,15 +165,31 @@ std::string real_metric_text(double v, int digits) {
 
 namespace {
 
+// The columns both tables start with: layer, name, the presets when a map mixes them, elements.
+std::vector<std::string> leading_headers(bool mixed) {
+  std::vector<std::string> h = {"layer", "name"};
+  if (mixed) {
+    h.push_back("A");
+    h.push_back("B");
+  }
+  h.push_back("elements");
+  return h;
+}
+
+std::vector<std::string> leading_cells(const LayerDrift& l, bool mixed) {
+  std::vector<std::string> row = {std::to_string(l.index), l.name};
+  if (mixed) {
+    row.push_back(l.preset_a);
+    row.push_back(l.preset_b);
+  }
+  row.push_back(std::to_string(l.accumulated.elements));
+  return row;
+}
+
 void render_lsb_table(const DriftReport& report, fmt::memory_buffer& out) {
   const bool iso = report.has_isolated();
   const bool mixed = report.mixed_presets();
-  std::vector<std::string> headers = {"layer", "name"};
-  if (mixed) {
-    headers.push_back("A");
-    headers.push_back("B");
-  }
-  headers.push_back("elements");
+  std::vector<std::string> headers = leading_headers(mixed);
   if (iso) {
     for (const char* h : {"iso.diff", "iso.%", "iso.mae", "iso.max"}) headers.push_back(h);
   }
@@ -187,12 +203,7 @@ void render_lsb_table(const DriftReport& report, fmt::memory_buffer& out) {
   table.set_align(0, Table::Align::kRight);
   for (const LayerDrift& l : report.layers) {
     if (!l.accumulated.lsb) continue;
-    std::vector<std::string> row = {std::to_string(l.index), l.name};
-    if (mixed) {
-      row.push_back(l.preset_a);
-      row.push_back(l.preset_b);
-    }
-    row.push_back(std::to_string(l.accumulated.elements));
+    std::vector<std::string> row = leading_cells(l, mixed);
     if (iso) {
       if (l.isolated && l.isolated->lsb) {
         row.push_back(std::to_string(l.isolated->differing));
@@ -218,12 +229,7 @@ void render_lsb_table(const DriftReport& report, fmt::memory_buffer& out) {
 void render_real_table(const DriftReport& report, fmt::memory_buffer& out) {
   const bool iso = report.has_isolated();
   const bool mixed = report.mixed_presets();
-  std::vector<std::string> headers = {"layer", "name"};
-  if (mixed) {
-    headers.push_back("A");
-    headers.push_back("B");
-  }
-  headers.push_back("elements");
+  std::vector<std::string> headers = leading_headers(mixed);
   if (iso) {
     for (const char* h : {"iso.%", "iso.max", "iso.sqnr"}) headers.push_back(h);
   }
@@ -236,12 +242,7 @@ void render_real_table(const DriftReport& report, fmt::memory_buffer& out) {
   table.set_align(0, Table::Align::kRight);
   for (const LayerDrift& l : report.layers) {
     if (!l.accumulated.real) continue;
-    std::vector<std::string> row = {std::to_string(l.index), l.name};
-    if (mixed) {
-      row.push_back(l.preset_a);
-      row.push_back(l.preset_b);
-    }
-    row.push_back(std::to_string(l.accumulated.elements));
+    std::vector<std::string> row = leading_cells(l, mixed);
     if (iso) {
       if (l.isolated && l.isolated->real) {
         const ValueDrift& r = *l.isolated->real;
