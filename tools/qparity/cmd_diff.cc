@@ -434,15 +434,15 @@ int run_diff(const DiffOptions& options) {
       put_to(gate_text, "\n--fail-on: {} on every layer.\n",
              gates.size() == 1 ? std::string("the gate passed") : fmt::format("all {} gates passed", gates.size()));
     }
-    const std::string left_out =
+    const std::string other_outputs_note =
         float_outputs > 0 ? fmt::format("{} op output{} of other types (int32, int64) not in the table.", float_outputs,
                                         float_outputs == 1 ? "" : "s")
                           : std::string();
 
     std::optional<NodeDataExport> node_data;
     if (!options.model_explorer.empty()) {
-      node_data = model_explorer_node_data(report, node_keys, node_metric ? *node_metric : default_node_data_metric(report),
-                                           "--model-explorer");
+      if (!node_metric) node_metric = default_node_data_metric(report);
+      node_data = model_explorer_node_data(report, node_keys, *node_metric, "--model-explorer");
     }
 
     OutputFiles files;
@@ -459,7 +459,7 @@ int run_diff(const DiffOptions& options) {
       text.worst = fmt::to_string(worst);
       text.gates = fmt::to_string(gate_text);
       text.gates_failed = !failures.empty();
-      text.note = left_out;
+      text.note = other_outputs_note;
       files.add(options.html, drift_html(report, text));
     }
     if (node_data) files.add(options.model_explorer, node_data->json);
@@ -482,7 +482,7 @@ int run_diff(const DiffOptions& options) {
     }
     put("\n");
     render_drift_table(report, out);
-    if (!left_out.empty()) put("\n{}\n", left_out);
+    if (!other_outputs_note.empty()) put("\n{}\n", other_outputs_note);
     put("\n");
     out.append(findings);
     out.append(worst);
@@ -494,7 +494,7 @@ int run_diff(const DiffOptions& options) {
     }
     if (node_data) {
       put("wrote {} ({} node{}, {}", options.model_explorer, node_data->nodes, node_data->nodes == 1 ? "" : "s",
-          node_metric ? node_metric->text : default_node_data_metric(report).text);
+          node_metric->text);
       if (node_data->left_out > 0) {
         put("; {} op output{} without a finite value left out", node_data->left_out,
             node_data->left_out == 1 ? "" : "s");

@@ -1,7 +1,9 @@
 #include "html_report.h"
 
-#include <algorithm>
 #include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
