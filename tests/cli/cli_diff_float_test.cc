@@ -214,8 +214,7 @@ TEST(CliDiffFloat, FailOnGatesExitThreeAndStillWriteTheReport) {
 
 TEST(CliDiffFloat, StackGatesIsolatedMetricsAndPerChannelTable) {
   const Files f = files("stack");
-  std::string here = __FILE__;
-  const std::string stack = here.substr(0, here.rfind("/tests/cli/")) + "/examples/npu_drift/stack.json";
+  const std::string stack = std::string(QPARITY_SOURCE_DIR) + "/examples/npu_drift/stack.json";
   CliResult r = run_cli({"diff", "--stack", stack, "--a", "tflite-reference", "--b", "npu-verisilicon", "--per-channel",
                          "--worst", "2", "--fail-on", "iso.max_lsb>1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;  // every layer alone drifts by one step at most

@@ -46,10 +46,9 @@ std::string slurp(const std::string& path) {
 
 bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
-// The README's stack (examples/npu_drift/stack.json), found from this source file.
+// The README's stack (examples/npu_drift/stack.json) in the source tree.
 std::string example_stack() {
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind("/tests/cli/")) + "/examples/npu_drift/stack.json";
+  return std::string(QPARITY_SOURCE_DIR) + "/examples/npu_drift/stack.json";
 }
 
 // A small 3-layer stack with generated tensors.

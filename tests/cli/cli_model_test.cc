@@ -18,8 +18,7 @@ namespace {
 bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 std::string example_stack() {
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind("/tests/cli/")) + "/examples/npu_drift/stack.json";
+  return std::string(QPARITY_SOURCE_DIR) + "/examples/npu_drift/stack.json";
 }
 
 /// The rows of a diff table (lines whose first token is a layer or op index), without the name and

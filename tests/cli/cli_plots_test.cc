@@ -90,8 +90,7 @@ TEST(CliPlots, HistogramOfOneLayerKeepsItsTitleAndLabelsTheClippedBins) {
 
 TEST(CliPlots, PropagationGivesTheIsolatedSeriesItsOwnScaleAndShadesTheMapsExceptions) {
   const std::string dir = make_temp_dir("plots_prop");
-  std::string here = __FILE__;
-  const std::string stack = here.substr(0, here.rfind("/tests/cli/")) + "/examples/npu_drift/stack.json";
+  const std::string stack = std::string(QPARITY_SOURCE_DIR) + "/examples/npu_drift/stack.json";
   const CliResult r = run_cli({"diff", "--stack", stack, "--a", "tflite-reference", "--b",
                                "npu-verisilicon,3-5=tflite-reference", "--svg-propagation", dir + "/p.svg",
                                "--svg-histogram", dir + "/h.svg"});

@@ -63,6 +63,11 @@ struct Node {
   std::vector<int> outputs;
   std::shared_ptr<const OpOptions> options;  ///< null for ops without options
   int version = 1;           ///< the op version the file declared (TFLite), for writing back
+  /// Position in the file's operator list (TFLite: subgraph 0's operators[i]), kept through
+  /// validate()'s reordering: Model Explorer names a .tflite node by it. kNoFileIndex for nodes an
+  /// importer made up (ONNX layout transposes) and formats without one.
+  std::size_t file_index = kNoFileIndex;
+  static constexpr std::size_t kNoFileIndex = static_cast<std::size_t>(-1);
 
   /// The options as the op's own type (the op guarantees the type for its kind).
   template <class T>

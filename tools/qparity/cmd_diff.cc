@@ -9,7 +9,8 @@
 //                                                               accumulated drift of its outputs
 //   qparity diff --model m.tflite --a MAP --dump-b DIR          the model under A against a device's
 //                                                               dumps, by tensor name
-// Prints the aligned table; --csv, --json, --svg-histogram and --svg-propagation write files, all
+// Prints the aligned table; --csv, --json, --svg-histogram, --svg-propagation, --html (everything in
+// one page: html_report.h) and --model-explorer (node data: model_explorer_data.h) write files, all
 // together at the end or none at all (output_files.h).
 #include <dirent.h>
 #include <sys/stat.h>
@@ -28,14 +29,19 @@
 #include "drift_gate.h"
 #include "drift_locate.h"
 #include "drift_report.h"
+#include "host_cpu.h"
+#include "html_report.h"
 #include "layer_runner.h"
 #include "model/model_diff.h"
+#include "model_explorer_data.h"
 #include "model_inputs.h"
 #include "natural_order.h"
 #include "npy.h"
 #include "output_files.h"
 #include "preset_map.h"
 #include "progress_bar.h"
+#include "qparity/isa.h"
+#include "qparity/version.h"
 #include "svg_plot.h"
 #include "tool_error.h"
 
@@ -73,6 +79,10 @@ void reject_dump_options(const DiffOptions& o, const char* why) {
     if (set) throw ToolError(fmt::format("{} applies to --dump-a/--dump-b only ({})", option, why));
   }
 }
+
+// Per-channel metrics are computed for --per-channel and for the HTML report's per-channel section
+// (the JSON lists them only with --per-channel: DriftReport::per_channel).
+bool channel_breakdown(const DiffOptions& o) { return o.per_channel || !o.html.empty(); }
 
 void diff_stack(const DiffOptions& o, DriftReport* report) {
   if (o.a.empty() || o.b.empty()) throw ToolError("--stack needs --a and --b (presets or preset maps)");
@@ -115,8 +125,8 @@ void diff_stack(const DiffOptions& o, DriftReport* report) {
       // output quantization).
       std::optional<Dequantization> q;
       if (layer.output_scale) q = Dequantization{*layer.output_scale, layer.output_zero_point};
-      d.accumulated = compare_tensors({&a, "A", q}, {&b, "B", q}, d.zero_point, o.per_channel);
-      d.isolated = compare_tensors({&a, "A", q}, {&b_isolated, "B", q}, d.zero_point, o.per_channel);
+      d.accumulated = compare_tensors({&a, "A", q}, {&b, "B", q}, d.zero_point, channel_breakdown(o));
+      d.isolated = compare_tensors({&a, "A", q}, {&b_isolated, "B", q}, d.zero_point, channel_breakdown(o));
       a_prev = std::move(a);
       b_prev = std::move(b);
     } catch (const ToolError& e) {
@@ -243,12 +253,15 @@ void diff_dumps(const DiffOptions& o, DriftReport* report) {
     d.shape = a.shape;
     d.zero_point = zero_point;
     d.accumulated = compare_tensors(CompareSide{&a, pairs[i].first, quant_a}, CompareSide{&b, pairs[i].second, quant_b},
-                                    zero_point, o.per_channel);
+                                    zero_point, channel_breakdown(o));
     report->layers.push_back(std::move(d));
   }
 }
 
-void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_outputs) {
+// `node_keys`: per row of the report, its op's Model Explorer node id (model_explorer_data.h), when
+// asked for.
+void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_outputs,
+                std::vector<std::string>* node_keys) {
   if (o.a.empty()) throw ToolError("--model needs --a (a preset, runtime profile or per-op map)");
   if (o.b.empty() == o.dump_b.empty()) throw ToolError("--model needs --b (an arithmetic) or --dump-b (a device's dumps), one of them");
   if (!o.dump_a.empty()) throw ToolError("--dump-a does not apply to --model (A runs the model; use --dump-b for the device)");
@@ -258,15 +271,26 @@ void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_ou
     throw ToolError(fmt::format("--dump-b: {} is not a directory of per-tensor dumps", o.dump_b));
   }
   const model::Graph graph = load_model(o.model);
+  for (std::size_t i = 0; i < graph.nodes.size() && !o.model_explorer.empty(); ++i) {
+    if (graph.nodes[i].file_index == model::Node::kNoFileIndex) {
+      throw ToolError(fmt::format(
+          "--model-explorer: {} has no Model Explorer node id: ids are known for .tflite models only (Model "
+          "Explorer's ONNX adapter names nodes by their NodeProto names, and qparity's ONNX import adds layout "
+          "transposes it does not show)",
+          graph.node_label(i)));
+    }
+  }
   model::ModelDiffOptions mo;
   mo.a = o.a;
   mo.b = o.b;
   mo.dump_b = o.dump_b;
-  mo.per_channel = o.per_channel;
+  mo.per_channel = channel_breakdown(o);
   ProgressBar progress("diff", graph.nodes.size());
   mo.progress = [&](std::size_t i, const std::string& label) { progress.update(i, label); };
   *report = model::diff_model(graph, model_inputs(graph, o.input, o.seed), mo, float_outputs);
   report->per_channel = o.per_channel;
+  if (o.model_explorer.empty()) return;
+  for (const LayerDrift& l : report->layers) node_keys->push_back(std::to_string(graph.nodes[l.index].file_index));
 }
 
 }  // namespace
@@ -318,6 +342,16 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       ->type_name("FILE");
   sub->add_flag("--per-channel", o->per_channel,
                 "Per-channel breakdown (last axis): a table per differing layer, and in the JSON");
+  sub->add_option("--html", o->html,
+                  "Write everything (what was compared, the table, located drift, gates, both plots, per-channel "
+                  "tables) as one self-contained HTML page (no scripts, no network)")
+      ->type_name("FILE");
+  sub->add_option("--model-explorer", o->model_explorer,
+                  "With --model (.tflite): write the per-op drift as Model Explorer node data (JSON)")
+      ->type_name("FILE");
+  sub->add_option("--model-explorer-metric", o->model_explorer_metric,
+                  "Its value per op: [iso.]METRIC as for --fail-on (default max_lsb, or max_abs for float models)")
+      ->type_name("METRIC");
   sub->footer(
       "Preset maps: comma-separated items, each PRESET (the default for every layer not named) or\n"
       "RANGE=PRESET with RANGE = I, I-J or I- (0-based layer indices, inclusive, as in the stack's\n"
@@ -353,9 +387,23 @@ int run_diff(const DiffOptions& options) {
       throw ToolError("give --model FILE --a A --b B, --stack FILE --a A --b B, or --dump-a A --dump-b B");
     }
     const std::vector<DriftGate> gates = parse_drift_gates(options.fail_on, "--fail-on");
+    if (!model_mode && (!options.model_explorer.empty() || !options.model_explorer_metric.empty())) {
+      throw ToolError(fmt::format("{} applies to --model only (node data for a model's graph; {} have no Model "
+                                  "Explorer graph)",
+                                  options.model_explorer.empty() ? "--model-explorer-metric" : "--model-explorer",
+                                  stack_mode ? "a stack's layers" : "dumps"));
+    }
+    if (!options.model_explorer_metric.empty() && options.model_explorer.empty()) {
+      throw ToolError("--model-explorer-metric needs --model-explorer FILE");
+    }
+    std::optional<MetricChoice> node_metric;
+    if (!options.model_explorer_metric.empty()) {
+      node_metric = parse_metric_choice(options.model_explorer_metric, "--model-explorer-metric");
+    }
     std::size_t float_outputs = 0;
+    std::vector<std::string> node_keys;
     if (model_mode) {
-      diff_model(options, &report, &float_outputs);
+      diff_model(options, &report, &float_outputs, &node_keys);
     } else if (stack_mode) {
       diff_stack(options, &report);
     } else {
@@ -364,11 +412,57 @@ int run_diff(const DiffOptions& options) {
 
     const std::vector<GateFailure> failures = evaluate_drift_gates(report, gates);
 
+    // The text around the table, for the terminal and the HTML page alike.
+    fmt::memory_buffer findings, worst, gate_text;
+    auto put_to = [](fmt::memory_buffer& b, auto&&... args) {
+      fmt::format_to(std::back_inserter(b), std::forward<decltype(args)>(args)...);
+    };
+    render_first_difference(report, findings);
+    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated) {
+      const LayerDrift& first = report.layers.front();
+      const LayerDrift& last = report.layers.back();
+      put_to(findings,
+             "\nAccumulated drift grows from {:.3f}% of elements (MAE {:.4f}) at layer {} to {:.3f}% (MAE {:.4f}, "
+             "max {}) at layer {}; layer {} alone contributes {:.3f}%.\n",
+             first.accumulated.percent_differing(), first.accumulated.mae, first.index,
+             last.accumulated.percent_differing(), last.accumulated.mae, last.accumulated.max_abs_diff, last.index,
+             last.index, last.isolated->percent_differing());
+    }
+    if (options.worst > 0) render_worst_elements(report, options.worst, worst);
+    render_gate_failures(report, failures, 20, gate_text);
+    if (!gates.empty() && failures.empty()) {
+      put_to(gate_text, "\n--fail-on: {} on every layer.\n",
+             gates.size() == 1 ? std::string("the gate passed") : fmt::format("all {} gates passed", gates.size()));
+    }
+    const std::string other_outputs_note =
+        float_outputs > 0 ? fmt::format("{} op output{} of other types (int32, int64) not in the table.", float_outputs,
+                                        float_outputs == 1 ? "" : "s")
+                          : std::string();
+
+    std::optional<NodeDataExport> node_data;
+    if (!options.model_explorer.empty()) {
+      if (!node_metric) node_metric = default_node_data_metric(report);
+      node_data = model_explorer_node_data(report, node_keys, *node_metric, "--model-explorer");
+    }
+
     OutputFiles files;
     if (!options.csv.empty()) files.add(options.csv, drift_csv(report));
     if (!options.json.empty()) files.add(options.json, drift_json(report));
     if (!options.svg_histogram.empty()) files.add(options.svg_histogram, histogram_svg(report));
     if (!options.svg_propagation.empty()) files.add(options.svg_propagation, propagation_svg(report));
+    if (!options.html.empty()) {
+      HtmlReportText text;
+      text.source_kind = model_mode ? "model" : (stack_mode ? "stack" : "dumps");
+      text.host = fmt::format("{} (SIMD path {})", host_cpu_name(), to_string(active_isa()));
+      text.version = fmt::format("qparity {}.{}.{}", kVersionMajor, kVersionMinor, kVersionPatch);
+      text.findings = fmt::to_string(findings);
+      text.worst = fmt::to_string(worst);
+      text.gates = fmt::to_string(gate_text);
+      text.gates_failed = !failures.empty();
+      text.note = other_outputs_note;
+      files.add(options.html, drift_html(report, text));
+    }
+    if (node_data) files.add(options.model_explorer, node_data->json);
     files.commit();
 
     fmt::memory_buffer out;
@@ -388,30 +482,24 @@ int run_diff(const DiffOptions& options) {
     }
     put("\n");
     render_drift_table(report, out);
-    if (float_outputs > 0) {
-      put("\n{} op output{} of other types (int32, int64) not in the table.\n", float_outputs,
-          float_outputs == 1 ? "" : "s");
-    }
+    if (!other_outputs_note.empty()) put("\n{}\n", other_outputs_note);
     put("\n");
-    render_first_difference(report, out);
-    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated) {
-      const LayerDrift& first = report.layers.front();
-      const LayerDrift& last = report.layers.back();
-      put("\nAccumulated drift grows from {:.3f}% of elements (MAE {:.4f}) at layer {} to {:.3f}% (MAE {:.4f}, max "
-          "{}) at layer {}; layer {} alone contributes {:.3f}%.\n",
-          first.accumulated.percent_differing(), first.accumulated.mae, first.index,
-          last.accumulated.percent_differing(), last.accumulated.mae, last.accumulated.max_abs_diff, last.index,
-          last.index, last.isolated->percent_differing());
-    }
-    if (options.worst > 0) render_worst_elements(report, options.worst, out);
+    out.append(findings);
+    out.append(worst);
     if (options.per_channel) render_channel_tables(report, 16, out);
-    render_gate_failures(report, failures, 20, out);
-    if (!gates.empty() && failures.empty()) {
-      put("\n--fail-on: {} on every layer.\n",
-          gates.size() == 1 ? std::string("the gate passed") : fmt::format("all {} gates passed", gates.size()));
-    }
-    for (const std::string* path : {&options.csv, &options.json, &options.svg_histogram, &options.svg_propagation}) {
+    out.append(gate_text);
+    for (const std::string* path : {&options.csv, &options.json, &options.svg_histogram, &options.svg_propagation,
+                                    &options.html}) {
       if (!path->empty()) put("wrote {}\n", *path);
+    }
+    if (node_data) {
+      put("wrote {} ({} node{}, {}", options.model_explorer, node_data->nodes, node_data->nodes == 1 ? "" : "s",
+          node_metric->text);
+      if (node_data->left_out > 0) {
+        put("; {} op output{} without a finite value left out", node_data->left_out,
+            node_data->left_out == 1 ? "" : "s");
+      }
+      put(")\n");
     }
     if (!write_stdout(kCommand, out)) return kExitIoError;
     return failures.empty() ? kExitOk : kExitGateFailed;

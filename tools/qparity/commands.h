@@ -117,6 +117,9 @@ struct DiffOptions {
   std::string svg_histogram;
   std::string svg_propagation;
   bool per_channel = false;
+  std::string html;                   ///< the self-contained HTML report (html_report.h)
+  std::string model_explorer;         ///< --model: per-op node data for Model Explorer
+  std::string model_explorer_metric;  ///< its metric ([iso.|acc.]METRIC); empty: the default
 };
 CLI::App* add_diff_command(CLI::App& app, DiffOptions* options);
 int run_diff(const DiffOptions& options);

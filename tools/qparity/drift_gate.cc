@@ -32,6 +32,16 @@ std::string metric_names() {
   return out;
 }
 
+bool find_metric(const std::string& name, GateMetric* metric) {
+  for (GateMetric m : kMetrics) {
+    if (name == to_string(m)) {
+      *metric = m;
+      return true;
+    }
+  }
+  return false;
+}
+
 DriftGate parse_gate(const std::string& item, const std::string& option) {
   const std::string text = trim(item);
   auto fail = [&](const std::string& why) {
@@ -60,14 +70,7 @@ DriftGate parse_gate(const std::string& item, const std::string& option) {
   } else if (name.rfind("acc.", 0) == 0) {
     name = name.substr(4);
   }
-  bool known = false;
-  for (GateMetric m : kMetrics) {
-    if (name == to_string(m)) {
-      g.metric = m;
-      known = true;
-    }
-  }
-  if (!known) fail(fmt::format("names no known metric ('{}')", name));
+  if (!find_metric(name, &g.metric)) fail(fmt::format("names no known metric ('{}')", name));
   if (number.empty()) fail("has no number after the comparison");
   errno = 0;
   char* end = nullptr;
@@ -78,7 +81,8 @@ DriftGate parse_gate(const std::string& item, const std::string& option) {
   return g;
 }
 
-// The value of `metric` for one side's metrics, if it has it.
+}  // namespace
+
 std::optional<double> metric_value(const DriftMetrics& m, GateMetric metric) {
   switch (metric) {
     case GateMetric::kPercent:
@@ -114,6 +118,8 @@ std::optional<double> metric_value(const DriftMetrics& m, GateMetric metric) {
   return std::nullopt;
 }
 
+namespace {
+
 bool holds(double value, GateComparison c, double threshold) {
   switch (c) {
     case GateComparison::kGreater: return value > threshold;
@@ -127,6 +133,25 @@ bool holds(double value, GateComparison c, double threshold) {
 }
 
 }  // namespace
+
+MetricChoice parse_metric_choice(const std::string& text, const std::string& option) {
+  MetricChoice c;
+  c.text = trim(text);
+  std::string name = c.text;
+  if (name.rfind("iso.", 0) == 0) {
+    c.isolated = true;
+    name = name.substr(4);
+  } else if (name.rfind("acc.", 0) == 0) {
+    name = name.substr(4);
+  }
+  if (!find_metric(name, &c.metric)) {
+    throw ToolError(fmt::format("{}: '{}' is not a metric; allowed: [iso.|acc.]METRIC with METRIC one of {}", option,
+                                c.text, metric_names()));
+  }
+  return c;
+}
+
+bool larger_is_worse(GateMetric metric) { return metric != GateMetric::kCosine && metric != GateMetric::kSqnr; }
 
 const char* to_string(GateMetric metric) {
   switch (metric) {

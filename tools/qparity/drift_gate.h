@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,23 @@ struct GateFailure {
 /// Every (layer, gate) pair whose condition holds, in layer order. Throws ToolError when a gate
 /// applies to no layer of the report (its metric is missing everywhere).
 std::vector<GateFailure> evaluate_drift_gates(const DriftReport& report, const std::vector<DriftGate>& gates);
+
+/// The value of `metric` in one side's metrics, if they have it (LSB metrics: an integer
+/// comparison; real ones: floats or integers of known quantization; cosine: real if known, else
+/// around the zero point in LSBs; percent: LSB if known, else real).
+std::optional<double> metric_value(const DriftMetrics& m, GateMetric metric);
+
+/// A metric chosen by name for export: "[iso.|acc.]METRIC" with the names of the gates.
+struct MetricChoice {
+  bool isolated = false;
+  GateMetric metric = GateMetric::kMaxLsb;
+  std::string text;  ///< as the user wrote it
+};
+/// Throws ToolError "<option>: ..." naming the text and the metrics allowed.
+MetricChoice parse_metric_choice(const std::string& text, const std::string& option);
+
+/// Whether a larger value of the metric means more drift (cosine and SQNR: a smaller one).
+bool larger_is_worse(GateMetric metric);
 
 /// "max_lsb", "cosine", ... and ">", "<=", ...
 const char* to_string(GateMetric metric);

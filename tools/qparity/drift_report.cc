@@ -186,21 +186,20 @@ std::vector<std::string> leading_cells(const LayerDrift& l, bool mixed) {
   return row;
 }
 
-void render_lsb_table(const DriftReport& report, fmt::memory_buffer& out) {
+}  // namespace
+
+DriftTableCells lsb_table_cells(const DriftReport& report) {
   const bool iso = report.has_isolated();
   const bool mixed = report.mixed_presets();
-  std::vector<std::string> headers = leading_headers(mixed);
+  DriftTableCells t;
+  t.headers = leading_headers(mixed);
+  t.first_number = mixed ? 4 : 2;
   if (iso) {
-    for (const char* h : {"iso.diff", "iso.%", "iso.mae", "iso.max"}) headers.push_back(h);
+    for (const char* h : {"iso.diff", "iso.%", "iso.mae", "iso.max"}) t.headers.push_back(h);
   }
   for (const char* h : {"acc.diff", "acc.%", "acc.mae", "acc.max", "acc.cosine", "acc.b-a"}) {
-    headers.push_back(h);
+    t.headers.push_back(h);
   }
-  Table table(headers);
-  // Numbers right-aligned, names left-aligned.
-  const std::size_t first_number = mixed ? 4 : 2;
-  for (std::size_t c = first_number; c + 1 < headers.size(); ++c) table.set_align(c, Table::Align::kRight);
-  table.set_align(0, Table::Align::kRight);
   for (const LayerDrift& l : report.layers) {
     if (!l.accumulated.lsb) continue;
     std::vector<std::string> row = leading_cells(l, mixed);
@@ -221,25 +220,23 @@ void render_lsb_table(const DriftReport& report, fmt::memory_buffer& out) {
     row.push_back(std::to_string(a.max_abs_diff));
     row.push_back(fmt::format("{:.6f}", a.cosine));
     row.push_back(histogram_text(a, " ", 2));
-    table.add_row(std::move(row));
+    t.rows.push_back(std::move(row));
   }
-  table.render(out);
+  return t;
 }
 
-void render_real_table(const DriftReport& report, fmt::memory_buffer& out) {
+DriftTableCells real_table_cells(const DriftReport& report) {
   const bool iso = report.has_isolated();
   const bool mixed = report.mixed_presets();
-  std::vector<std::string> headers = leading_headers(mixed);
+  DriftTableCells t;
+  t.headers = leading_headers(mixed);
+  t.first_number = mixed ? 4 : 2;
   if (iso) {
-    for (const char* h : {"iso.%", "iso.max", "iso.sqnr"}) headers.push_back(h);
+    for (const char* h : {"iso.%", "iso.max", "iso.sqnr"}) t.headers.push_back(h);
   }
   for (const char* h : {"acc.%", "acc.mae", "acc.max", "acc.rmse", "acc.cosine", "acc.sqnr", "acc.rel"}) {
-    headers.push_back(h);
+    t.headers.push_back(h);
   }
-  Table table(headers);
-  const std::size_t first_number = mixed ? 4 : 2;
-  for (std::size_t c = first_number; c < headers.size(); ++c) table.set_align(c, Table::Align::kRight);
-  table.set_align(0, Table::Align::kRight);
   for (const LayerDrift& l : report.layers) {
     if (!l.accumulated.real) continue;
     std::vector<std::string> row = leading_cells(l, mixed);
@@ -261,8 +258,25 @@ void render_real_table(const DriftReport& report, fmt::memory_buffer& out) {
     row.push_back(fmt::format("{:.6f}", r.cosine));
     row.push_back(real_metric_text(r.sqnr_db, 4));
     row.push_back(real_metric_text(r.rel_err, 3));
-    table.add_row(std::move(row));
+    t.rows.push_back(std::move(row));
   }
+  return t;
+}
+
+const char* real_table_note() {
+  return "In real units (float values; integers dequantized with their own scale and zero point): % differing, MAE, "
+         "max |diff|, RMSE, cosine, SQNR (dB, of A over B - A), relative error |B - A| / |A|.";
+}
+
+namespace {
+
+// Numbers right-aligned, names left-aligned; the LSB table's last column (the histogram) too.
+void render_cells(const DriftTableCells& cells, bool last_left, fmt::memory_buffer& out) {
+  Table table(cells.headers);
+  const std::size_t end = cells.headers.size() - (last_left ? 1 : 0);
+  for (std::size_t c = cells.first_number; c < end; ++c) table.set_align(c, Table::Align::kRight);
+  table.set_align(0, Table::Align::kRight);
+  for (const std::vector<std::string>& row : cells.rows) table.add_row(row);
   table.render(out);
 }
 
@@ -270,14 +284,11 @@ void render_real_table(const DriftReport& report, fmt::memory_buffer& out) {
 
 void render_drift_table(const DriftReport& report, fmt::memory_buffer& out) {
   const bool lsb = report.has_lsb(), real = report.has_real();
-  if (lsb) render_lsb_table(report, out);
+  if (lsb) render_cells(lsb_table_cells(report), true, out);
   if (real) {
     if (lsb) fmt::format_to(std::back_inserter(out), "\n");
-    fmt::format_to(std::back_inserter(out),
-                   "In real units (float values; integers dequantized with their own scale and zero point): % "
-                   "differing, MAE, max |diff|, RMSE, cosine, SQNR (dB, of A over B - A), relative error "
-                   "|B - A| / |A|.\n");
-    render_real_table(report, out);
+    fmt::format_to(std::back_inserter(out), "{}\n", real_table_note());
+    render_cells(real_table_cells(report), false, out);
   }
 }
 

@@ -51,6 +51,19 @@ struct DriftReport {
 /// non-zero bins. In real units, one row per layer with real metrics (value_drift.h).
 void render_drift_table(const DriftReport& report, fmt::memory_buffer& out);
 
+/// The cells of those tables, as the terminal shows them (render_drift_table) and the HTML report
+/// repeats them (html_report.h): the LSB table over the layers with integer metrics, the real-unit
+/// table over the layers with real metrics. Columns from `first_number` on hold numbers.
+struct DriftTableCells {
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::size_t first_number = 2;
+};
+DriftTableCells lsb_table_cells(const DriftReport& report);
+DriftTableCells real_table_cells(const DriftReport& report);
+/// The sentence that introduces the real-unit table (what its columns mean).
+const char* real_table_note();
+
 /// One header line, one row per layer (columns listed in the file's header line; isolated
 /// columns empty for dumps; histogram as "d:count" pairs separated by ';').
 std::string drift_csv(const DriftReport& report);

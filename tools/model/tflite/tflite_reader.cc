@@ -233,6 +233,7 @@ Graph read_tflite(const std::vector<std::uint8_t>& bytes, const std::string& nam
                                     op_code_name(code), supported_ops()));
     }
     node.version = oc->version();
+    node.file_index = i;
     node.inputs = read_list(op->inputs(), fmt::format("operator {} inputs", i), true);
     node.outputs = read_list(op->outputs(), fmt::format("operator {} outputs", i), false);
     if (node.outputs.empty()) model_error(name, fmt::format("operator {} ({}) has no outputs", i, to_string(node.op)));
