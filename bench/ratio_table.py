@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints issue 19's ratio table: qparity against its peer on this CPU, in one command.
 
-    /usr/bin/python3 bench/ratio_table.py [--build build] [--repetitions 5] [--min-time 0.1]
+    /usr/bin/python3 bench/ratio_table.py [--build build] [--repetitions 3] [--min-time 0.1]
                                           [--cores DR-AZ,F32] [--every-mnv2-layer]
                                           [--save DIR | --load DIR]
 
@@ -232,7 +232,7 @@ def main():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--build", default=os.path.join(repo, "build"),
                     help="build directory with bench/ (default: the repository's build/)")
-    ap.add_argument("--repetitions", type=int, default=5)
+    ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--min-time", default="0.1", help="--benchmark_min_time per repetition (s)")
     ap.add_argument("--cores", default=",".join(ALL_CORES),
                     help="comma-separated rounding cores (default: all eleven)")
