@@ -1,5 +1,6 @@
 // conv_bench: int8 convolution and depthwise throughput of qparity and its peers (oneDNN, XNNPACK),
-// one thread, on the shapes of conv_shapes.h. Every row reports OPS = 2 * MACs per second ("G/s" =
+// one thread, on the shapes of conv_shapes.h; the t2/ rows use two threads on the headline layers
+// and mnv2/all and report wall time. Every row reports OPS = 2 * MACs per second ("G/s" =
 // GOPS) and names in its label what the implementation ran. See bench/README.md.
 //
 //   ./bench/conv_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
@@ -35,7 +36,13 @@ namespace qparity_bench {
 
 namespace {
 
-void conv_row(benchmark::State& state, const ConvPreparer* prepare, const ConvBenchShape* s) {
+void conv_row(benchmark::State& state, const ConvPreparer* prepare, const ConvBenchShape* s,
+              int threads) {
+#if defined(QPARITY_PEER_HAVE_ONEDNN)
+  const qparity_peers::OnednnThreadsScope onednn_threads(threads);  // before oneDNN's creation
+#else
+  (void)threads;
+#endif
   PreparedConv p;
   try {
     p = (*prepare)(*s);
@@ -57,7 +64,12 @@ void conv_row(benchmark::State& state, const ConvPreparer* prepare, const ConvBe
 /// Every MobileNet v2 layer prepared, then run back to back in each iteration: the time of the
 /// whole network's convolutions (each layer's output goes to its own buffer; the layers do not
 /// feed each other, so every layer reads inputs of its own shape).
-void network_row(benchmark::State& state, const ConvPreparer* prepare) {
+void network_row(benchmark::State& state, const ConvPreparer* prepare, int threads) {
+#if defined(QPARITY_PEER_HAVE_ONEDNN)
+  const qparity_peers::OnednnThreadsScope onednn_threads(threads);
+#else
+  (void)threads;
+#endif
   std::vector<PreparedConv> layers;
   double macs = 0.0;
   std::string label;
@@ -132,7 +144,7 @@ PreparedConv prepare_onednn(const ConvBenchShape& s) {
 
 /// XNNPACK's per-channel operator (convolution2d_nhwc_qc8, depthwise flag for depthwise layers),
 /// the real scales; checked with the `xnnpack-fp32` preset.
-PreparedConv prepare_xnnpack(const ConvBenchShape& s) {
+PreparedConv prepare_xnnpack(const ConvBenchShape& s, int threads) {
   const ConvWorkload& w = conv_workload(s);
   PreparedConv p;
   if (!qparity_peers::xnnpack_available(&p.error)) return p;
@@ -147,6 +159,7 @@ PreparedConv prepare_xnnpack(const ConvBenchShape& s) {
       qparity_peers::XnnpackConv::create(peer_shape(s), w.filter.data(), q, &p.error);
   if (!conv) return p;
   auto out = std::make_shared<AlignedBuffer<std::int8_t>>(w.output_size());
+  conv->set_threads(static_cast<std::size_t>(threads));
   conv->run(w.input.data(), out->data());
   const qparity::Preset preset = qparity::find_preset("xnnpack-fp32");
   std::vector<qparity::RequantParams> params;
@@ -161,7 +174,8 @@ PreparedConv prepare_xnnpack(const ConvBenchShape& s) {
   }
   const std::int8_t* input = w.input.data();
   p.run = [conv, out, input] { conv->run(input, out->data()); };
-  p.label = "isa=" + qparity_peers::xnnpack_gemm_isa() + " (inferred) op=" + conv->operator_name();
+  p.label = "isa=" + qparity_peers::xnnpack_gemm_isa() + " (inferred) op=" + conv->operator_name() +
+            " threads=" + std::to_string(threads);
   return p;
 }
 
@@ -169,7 +183,9 @@ PreparedConv prepare_xnnpack(const ConvBenchShape& s) {
 
 void add_context(bool onednn_vnni_child) {
   benchmark::AddCustomContext("peers_compiled", qparity_peers::compiled_peers());
-  benchmark::AddCustomContext("threads", "1 (oneDNN OpenMP threads; no XNNPACK thread pool)");
+  benchmark::AddCustomContext("threads",
+                              "1 (oneDNN OpenMP threads; no XNNPACK thread pool); 2 in t2/ rows, "
+                              "which report wall time");
 #if defined(QPARITY_PEER_HAVE_ONEDNN)
   benchmark::AddCustomContext("onednn_version", qparity_peers::onednn_version());
   benchmark::AddCustomContext(
@@ -187,25 +203,36 @@ void add_context(bool onednn_vnni_child) {
 
 }  // namespace
 
-void register_conv_rows(const std::string& prefix, const ConvPreparer& prepare) {
+void register_conv_rows(const std::string& prefix, const ConvPreparer& prepare, int threads) {
   // The preparer must outlive the benchmarks, which hold a pointer to it.
   static std::vector<std::unique_ptr<ConvPreparer>> preparers;
   preparers.push_back(std::make_unique<ConvPreparer>(prepare));
   const ConvPreparer* p = preparers.back().get();
-  for (const ConvBenchShape& s : kConvBenchShapes) {
-    benchmark::RegisterBenchmark((prefix + "/" + s.name).c_str(), conv_row, p, &s);
+  const std::size_t shapes = threads == 1 ? kNumConvBenchShapes : kNumHeadlineConvShapes;
+  for (std::size_t i = 0; i < shapes; ++i) {
+    const ConvBenchShape& s = kConvBenchShapes[i];
+    auto* b = benchmark::RegisterBenchmark((prefix + "/" + s.name).c_str(), conv_row, p, &s, threads);
+    if (threads > 1) b->UseRealTime();
   }
-  benchmark::RegisterBenchmark((prefix + "/mnv2/all").c_str(), network_row, p);
+  auto* b = benchmark::RegisterBenchmark((prefix + "/mnv2/all").c_str(), network_row, p, threads);
+  if (threads > 1) b->UseRealTime();
 }
 
 void register_conv_peer_rows(ConvOnednnRows onednn_rows) {
 #if defined(QPARITY_PEER_HAVE_ONEDNN)
   register_conv_rows(onednn_rows == ConvOnednnRows::kOwnIsa ? "onednn" : "onednn_vnni",
-                     prepare_onednn);
+                     prepare_onednn, 1);
 #endif
   if (onednn_rows == ConvOnednnRows::kCappedAtAvx512CoreVnni) return;
 #if defined(QPARITY_PEER_HAVE_XNNPACK)
-  register_conv_rows("xnnpack", prepare_xnnpack);
+  register_conv_rows("xnnpack", [](const ConvBenchShape& s) { return prepare_xnnpack(s, 1); }, 1);
+#endif
+#if defined(QPARITY_PEER_HAVE_ONEDNN)
+  register_conv_rows("t2/onednn", prepare_onednn, 2);
+#endif
+#if defined(QPARITY_PEER_HAVE_XNNPACK)
+  register_conv_rows("t2/xnnpack", [](const ConvBenchShape& s) { return prepare_xnnpack(s, 2); },
+                     2);
 #endif
 }
 

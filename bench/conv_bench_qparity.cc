@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/conv_bench.h"
+#include "bench/external_thread_pool.h"
 #include "bench/conv_bench_workload.h"
 #include "qparity/conv2d.h"
 #include "qparity/depthwise_conv2d.h"
@@ -37,8 +39,17 @@ std::vector<qparity::RequantParams> params_for(qparity::RoundingCore core, const
   return params;
 }
 
-PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core,
-                             const ConvBenchShape& s) {
+/// How a row runs the packed layer.
+enum class Run { kOneCall, kThreadedTwo, kTilesOnExternalPoolOfTwo };
+
+/// One pool of two for every tile-split row (a process keeps one engine pool).
+ExternalThreadPool& pool_of_two() {
+  static ExternalThreadPool pool(2);
+  return pool;
+}
+
+PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core, const ConvBenchShape& s,
+                             Run run) {
   PreparedConv p;
   if ((qparity::supported_isas() & qparity::mask_of(isa)) == 0) {
     p.error = std::string("isa unavailable: ") + qparity::to_string(isa);
@@ -54,13 +65,39 @@ PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core,
   if (s.depthwise) {
     auto packed =
         std::make_shared<qparity::PackedDepthwiseConv2D>(isa, depthwise_geometry(s), weights, core);
-    p.run = [packed, out, call, params] { qparity::depthwise_conv2d(*packed, call); };
+    const std::size_t tiles = qparity::depthwise_conv2d_tile_count(*packed);
+    if (run == Run::kOneCall) {
+      p.run = [packed, out, call, params] { qparity::depthwise_conv2d(*packed, call); };
+    } else if (run == Run::kThreadedTwo) {
+      p.run = [packed, out, call, params] { qparity::depthwise_conv2d_threaded(*packed, call, 2); };
+    } else {
+      p.run = [packed, out, call, params, tiles] {
+        if (tiles < 2) return qparity::depthwise_conv2d_tiles(*packed, call, 0, tiles);  // as *_threaded
+        pool_of_two().run([&](unsigned i) {
+          qparity::depthwise_conv2d_tiles(*packed, call, tiles * i / 2, tiles * (i + 1) / 2);
+        });
+      };
+    }
     p.label = "kernel=" + packed->kernel_name();
   } else {
     auto packed = std::make_shared<qparity::PackedConv2D>(isa, conv_geometry(s), weights, core);
-    p.run = [packed, out, call, params] { qparity::conv2d(*packed, call); };
+    const std::size_t tiles = qparity::conv2d_tile_count(*packed);
+    if (run == Run::kOneCall) {
+      p.run = [packed, out, call, params] { qparity::conv2d(*packed, call); };
+    } else if (run == Run::kThreadedTwo) {
+      p.run = [packed, out, call, params] { qparity::conv2d_threaded(*packed, call, 2); };
+    } else {
+      p.run = [packed, out, call, params, tiles] {
+        if (tiles < 2) return qparity::conv2d_tiles(*packed, call, 0, tiles);  // as *_threaded
+        pool_of_two().run([&](unsigned i) {
+          qparity::conv2d_tiles(*packed, call, tiles * i / 2, tiles * (i + 1) / 2);
+        });
+      };
+    }
     p.label = "kernel=" + packed->kernel_name();
   }
+  if (run == Run::kThreadedTwo) p.label += " threads=2 (*_threaded)";
+  if (run == Run::kTilesOnExternalPoolOfTwo) p.label += " threads=2 (tiles on an external pool)";
   p.run();
   const std::string mismatch = check_conv_against_reference(w, weights, core, out->data());
   if (!mismatch.empty()) p.error = "qparity " + mismatch;
@@ -75,7 +112,18 @@ void register_conv_qparity_rows() {
     for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
       register_conv_rows(
           std::string("qparity/") + qparity::to_string(isa) + "/" + qparity::to_string(core),
-          [isa, core](const ConvBenchShape& s) { return prepare_qparity(isa, core, s); });
+          [isa, core](const ConvBenchShape& s) { return prepare_qparity(isa, core, s, Run::kOneCall); },
+          1);
+    }
+  }
+  const qparity::Isa isa = qparity::active_isa();
+  for (const auto& [prefix, run] : {std::pair{"t2/qparity/", Run::kThreadedTwo},
+                                    std::pair{"t2/qparity_tiles/", Run::kTilesOnExternalPoolOfTwo}}) {
+    for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
+      register_conv_rows(
+          prefix + std::string(qparity::to_string(isa)) + "/" + qparity::to_string(core),
+          [isa, core, run = run](const ConvBenchShape& s) { return prepare_qparity(isa, core, s, run); },
+          2);
     }
   }
 }

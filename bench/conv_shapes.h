@@ -125,6 +125,8 @@ inline constexpr ConvBenchShape kConvBenchShapes[] = {
 
 /// The first MobileNet v2 layer's index in kConvBenchShapes (the mnv2/all rows run every entry from
 /// there to the end).
+/// The headline layers (issue 19's targets; the two-thread rows): the first seven.
+inline constexpr std::size_t kNumHeadlineConvShapes = 7;
 inline constexpr std::size_t kFirstMobilenetV2Shape = 7 + 27;
 inline constexpr std::size_t kNumConvBenchShapes = sizeof(kConvBenchShapes) / sizeof(kConvBenchShapes[0]);
 

@@ -1,5 +1,6 @@
 // gemm_bench: int8 GEMM throughput of qparity and its peers (oneDNN, XNNPACK, gemmlowp), one
-// thread, on the shapes of gemm_shapes.h. Every row reports OPS = 2*M*N*K per second ("G/s" =
+// thread, on the shapes of gemm_shapes.h; the t2/ rows use two threads on the headline shapes and
+// report wall time. Every row reports OPS = 2*M*N*K per second ("G/s" =
 // GOPS) and names in its label the ISA the implementation used. See bench/README.md.
 //
 //   ./bench/gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -34,7 +35,9 @@ namespace {
 /// The process's context lines: what is compiled in and which ISA each implementation uses.
 void add_context(bool onednn_vnni_child) {
   benchmark::AddCustomContext("peers_compiled", qparity_peers::compiled_peers());
-  benchmark::AddCustomContext("threads", "1 (oneDNN OpenMP threads, gemmlowp and XNNPACK pools)");
+  benchmark::AddCustomContext("threads",
+                              "1 (oneDNN OpenMP threads, gemmlowp and XNNPACK pools); 2 in t2/ rows, "
+                              "which report wall time");
 #if defined(QPARITY_PEER_HAVE_ONEDNN)
   benchmark::AddCustomContext("onednn_version", qparity_peers::onednn_version());
   benchmark::AddCustomContext(
@@ -91,6 +94,12 @@ int main(int argc, char** argv) {
   for (const qparity_bench::GemmBenchShape& shape : qparity_bench::kGemmBenchShapes) {
     qparity_bench::register_peer_rows(shape, onednn_rows);
     if (!child) qparity_bench::register_qparity_rows(shape);
+  }
+  if (!child) {
+    for (std::size_t i = 0; i < qparity_bench::kNumHeadlineGemmShapes; ++i) {
+      qparity_bench::register_two_thread_peer_rows(qparity_bench::kGemmBenchShapes[i]);
+      qparity_bench::register_two_thread_qparity_rows(qparity_bench::kGemmBenchShapes[i]);
+    }
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -4,9 +4,10 @@
 //
 // Each peer gets the workload in its own vocabulary (gemm_bench_workload.h):
 //   oneDNN:   s8 x s8 -> s8, its 2.x quantization model (output scale = s_in * s_w / s_out, f32
-//             bias added before it), src and dst zero points; checked as F32-ZPF.
+//             bias added before it), src and dst zero points; checked as F32-ZPF. The t2/ rows
+//             give it two OpenMP threads.
 //   XNNPACK:  xnn_create_fully_connected_nc_qs8 with the real scales; checked with the
-//             `xnnpack-fp32` preset.
+//             `xnnpack-fp32` preset. The t2/ rows give it a two-thread pthreadpool.
 //   gemmlowp: uint8 operands (+128), the `gemmlowp` preset's multiplier and exponent; checked as
 //             DR-AZ. It packs both operands on every run (it has no pre-packed weight form).
 #include <cstdint>
@@ -51,8 +52,9 @@ qparity_peers::OnednnMatmulQuantization onednn_quantization(const GemmWorkload& 
   return q;
 }
 
-void onednn_row(benchmark::State& state, const GemmBenchShape* s) {
+void onednn_row(benchmark::State& state, const GemmBenchShape* s, int threads) {
   const GemmWorkload& w = gemm_workload(*s);
+  const qparity_peers::OnednnThreadsScope thread_scope(threads);
   std::string error;
   if (!qparity_peers::onednn_available(&error)) {
     state.SkipWithError(error.c_str());
@@ -92,7 +94,7 @@ void onednn_row(benchmark::State& state, const GemmBenchShape* s) {
   }
   set_ops_counter(state, *s);
   state.SetLabel("isa=" + qparity_peers::onednn_effective_isa() +
-                 " impl=" + matmul->implementation());
+                 " impl=" + matmul->implementation() + " threads=" + std::to_string(threads));
 }
 
 void onednn_prepare_row(benchmark::State& state, const GemmBenchShape* s) {
@@ -135,7 +137,7 @@ qparity_peers::XnnpackFcQuantization xnnpack_quantization(const GemmWorkload& w)
   return q;
 }
 
-void xnnpack_row(benchmark::State& state, const GemmBenchShape* s) {
+void xnnpack_row(benchmark::State& state, const GemmBenchShape* s, int threads) {
   const GemmWorkload& w = gemm_workload(*s);
   std::string error;
   if (!qparity_peers::xnnpack_available(&error)) {
@@ -150,6 +152,7 @@ void xnnpack_row(benchmark::State& state, const GemmBenchShape* s) {
   }
   AlignedBuffer<std::int8_t> c(s->m * s->n);
   try {
+    fc->set_threads(static_cast<std::size_t>(threads));
     fc->run(w.a.data(), c.data());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -169,8 +172,8 @@ void xnnpack_row(benchmark::State& state, const GemmBenchShape* s) {
     benchmark::ClobberMemory();
   }
   set_ops_counter(state, *s);
-  state.SetLabel("isa=" + qparity_peers::xnnpack_gemm_isa() +
-                 " (inferred) op=" + fc->operator_name());
+  state.SetLabel("isa=" + qparity_peers::xnnpack_gemm_isa() + " (inferred) op=" +
+                 fc->operator_name() + " threads=" + std::to_string(threads));
 }
 
 void xnnpack_prepare_row(benchmark::State& state, const GemmBenchShape* s) {
@@ -258,7 +261,7 @@ void register_peer_rows(const GemmBenchShape& shape, OnednnRows onednn_rows) {
   const GemmBenchShape* s = &shape;
 #if defined(QPARITY_PEER_HAVE_ONEDNN)
   const std::string onednn = onednn_rows == OnednnRows::kOwnIsa ? "onednn" : "onednn_vnni";
-  benchmark::RegisterBenchmark((onednn + "/" + name).c_str(), onednn_row, s);
+  benchmark::RegisterBenchmark((onednn + "/" + name).c_str(), onednn_row, s, 1);
 #endif
   if (onednn_rows == OnednnRows::kCappedAtAvx512CoreVnni) {
 #if defined(QPARITY_PEER_HAVE_ONEDNN)
@@ -267,7 +270,7 @@ void register_peer_rows(const GemmBenchShape& shape, OnednnRows onednn_rows) {
     return;
   }
 #if defined(QPARITY_PEER_HAVE_XNNPACK)
-  benchmark::RegisterBenchmark(("xnnpack/" + name).c_str(), xnnpack_row, s);
+  benchmark::RegisterBenchmark(("xnnpack/" + name).c_str(), xnnpack_row, s, 1);
 #endif
 #if defined(QPARITY_PEER_HAVE_GEMMLOWP)
   benchmark::RegisterBenchmark(("gemmlowp/" + name).c_str(), gemmlowp_row, s);
@@ -277,6 +280,19 @@ void register_peer_rows(const GemmBenchShape& shape, OnednnRows onednn_rows) {
 #endif
 #if defined(QPARITY_PEER_HAVE_XNNPACK)
   benchmark::RegisterBenchmark(("prepare/xnnpack/" + name).c_str(), xnnpack_prepare_row, s);
+#endif
+}
+
+void register_two_thread_peer_rows(const GemmBenchShape& shape) {
+  const std::string name = shape.name;
+  (void)name;
+#if defined(QPARITY_PEER_HAVE_ONEDNN)
+  benchmark::RegisterBenchmark(("t2/onednn/" + name).c_str(), onednn_row, &shape, 2)
+      ->UseRealTime();
+#endif
+#if defined(QPARITY_PEER_HAVE_XNNPACK)
+  benchmark::RegisterBenchmark(("t2/xnnpack/" + name).c_str(), xnnpack_row, &shape, 2)
+      ->UseRealTime();
 #endif
 }
 

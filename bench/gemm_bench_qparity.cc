@@ -4,6 +4,10 @@
 //
 //   qparity/<isa>/<core>/<shape>   PackedGemm(isa, weights, core) once, then gemm(packed, call)
 //   pack/qparity/<isa>/<shape>     PackedGemm(isa, weights, DR-AZ) construction
+//   t2/qparity/<isa>/<core>/<shape>        the same, gemm_threaded(packed, call, 2): std::threads
+//                                          started per call (wall time)
+//   t2/qparity_tiles/<isa>/<core>/<shape>  the same, tiles [0, n/2) and [n/2, n) run with
+//                                          gemm_tiles on an ExternalThreadPool of two (wall time)
 //
 // Each core gets its parameters from the workload's one effective scale, derived the way the
 // presets do: TFLite's QuantizeMultiplier for the fixed-point cores (reduced to Q15 for Q15), the
@@ -11,11 +15,14 @@
 // before it is timed.
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "bench/external_thread_pool.h"
 #include "bench/gemm_bench.h"
 #include "bench/gemm_bench_workload.h"
 #include "qparity/gemm.h"
@@ -40,8 +47,11 @@ bool isa_supported(benchmark::State& state, qparity::Isa isa) {
   return false;
 }
 
+/// How a row runs the packed GEMM.
+enum class Run { kOneCall, kThreadedTwo, kTilesOnExternalPoolOfTwo };
+
 void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCore core,
-                 const GemmBenchShape* s) {
+                 const GemmBenchShape* s, Run run) {
   if (!isa_supported(state, isa)) return;
   const GemmWorkload& w = gemm_workload(*s);
   const qparity::RequantParams p = params_for(core, w);
@@ -57,11 +67,35 @@ void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCor
       state.SkipWithError(("qparity " + mismatch).c_str());
       return;
     }
-    for (auto _ : state) {
-      qparity::gemm(packed, call);
-      benchmark::ClobberMemory();
+    std::string label = "kernel=" + packed.kernel_name();
+    if (run == Run::kOneCall) {
+      for (auto _ : state) {
+        qparity::gemm(packed, call);
+        benchmark::ClobberMemory();
+      }
+    } else if (run == Run::kThreadedTwo) {
+      for (auto _ : state) {
+        qparity::gemm_threaded(packed, call, 2);
+        benchmark::ClobberMemory();
+      }
+      label += " threads=2 (gemm_threaded)";
+    } else {
+      ExternalThreadPool pool(2);
+      const std::size_t tiles = qparity::gemm_tile_count(packed, s->m);
+      const std::function<void(unsigned)> half = [&](unsigned i) {
+        qparity::gemm_tiles(packed, call, tiles * i / 2, tiles * (i + 1) / 2);
+      };
+      for (auto _ : state) {
+        if (tiles < 2) {
+          qparity::gemm_tiles(packed, call, 0, tiles);  // one tile: the caller, as gemm_threaded
+        } else {
+          pool.run(half);
+        }
+        benchmark::ClobberMemory();
+      }
+      label += " threads=2 (gemm_tiles on an external pool, " + std::to_string(tiles) + " tiles)";
     }
-    state.SetLabel("kernel=" + packed.kernel_name());
+    state.SetLabel(label);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -99,7 +133,7 @@ void register_qparity_rows(const GemmBenchShape& shape) {
     for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
       benchmark::RegisterBenchmark(
           ("qparity/" + isa_name + "/" + qparity::to_string(core) + "/" + name).c_str(),
-          qparity_row, isa, core, &shape);
+          qparity_row, isa, core, &shape, Run::kOneCall);
     }
   }
   for (qparity::Isa isa : qparity::all_isas()) {
@@ -107,6 +141,20 @@ void register_qparity_rows(const GemmBenchShape& shape) {
     benchmark::RegisterBenchmark(
         ("pack/qparity/" + std::string(qparity::to_string(isa)) + "/" + name).c_str(),
         qparity_pack_row, isa, &shape);
+  }
+}
+
+void register_two_thread_qparity_rows(const GemmBenchShape& shape) {
+  const qparity::Isa isa = qparity::active_isa();
+  const std::string suffix = std::string("/") + qparity::to_string(isa) + "/";
+  for (const auto& [prefix, run] : {std::pair{"t2/qparity", Run::kThreadedTwo},
+                                    std::pair{"t2/qparity_tiles", Run::kTilesOnExternalPoolOfTwo}}) {
+    for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
+      benchmark::RegisterBenchmark(
+          (prefix + suffix + qparity::to_string(core) + "/" + shape.name).c_str(), qparity_row,
+          isa, core, &shape, run)
+          ->UseRealTime();
+    }
   }
 }
 

@@ -67,4 +67,7 @@ inline constexpr GemmBenchShape kGemmBenchShapes[] = {
     {"mnv2_l36_fc", 1, 1000, 1280, 1},   // classifier
 };
 
+/// The headline shapes (issue 19's targets; the two-thread rows): the first seven above.
+inline constexpr std::size_t kNumHeadlineGemmShapes = 7;
+
 }  // namespace qparity_bench

@@ -107,6 +107,17 @@ bool onednn_cap_isa(const std::string& isa, std::string* error);
 /// cannot (another threading runtime, or the peers were built without OpenMP).
 bool onednn_set_max_threads(int threads);
 
+/// oneDNN's thread count for one benchmark row or test: `threads` from construction (before the
+/// primitive is created: some implementations fix their work split then) to destruction, then back
+/// to one, the benchmarks' process-wide setting.
+class OnednnThreadsScope {
+ public:
+  explicit OnednnThreadsScope(int threads) { onednn_set_max_threads(threads); }
+  ~OnednnThreadsScope() { onednn_set_max_threads(1); }
+  OnednnThreadsScope(const OnednnThreadsScope&) = delete;
+  OnednnThreadsScope& operator=(const OnednnThreadsScope&) = delete;
+};
+
 /// Sets oneDNN's primitive cache capacity (0 disables it, so that creating a primitive always
 /// generates its kernel) and returns the previous capacity.
 int onednn_set_primitive_cache_capacity(int capacity);

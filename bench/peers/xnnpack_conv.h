@@ -21,6 +21,7 @@
 // xnnpack.h.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,6 +56,11 @@ class XnnpackConv {
   /// out (NHWC) = the prepared convolution of `input` (NHWC). Set up again only when the pointers
   /// differ from the previous call's. Throws std::runtime_error on an XNNPACK error.
   void run(const std::int8_t* input, std::int8_t* out);
+
+  /// Runs on a pthreadpool of `threads` threads (the calling thread is one of them) from the next
+  /// run() on; 1 (the default) runs on the calling thread without a pool. The pool is kept for
+  /// every later run, as an engine keeps its pool. Throws std::runtime_error if it cannot be made.
+  void set_threads(std::size_t threads);
 
   /// "convolution2d_nhwc_qc8" / "..._qs8", with " (depthwise)" for the depthwise flag.
   std::string operator_name() const;

@@ -18,6 +18,7 @@
 // (QPARITY_PEER_HAVE_XNNPACK).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,6 +56,11 @@ class XnnpackFullyConnected {
   /// C (M x N) = the prepared product of A (M x K). The operator is set up again only when the
   /// pointers differ from the previous call's. Throws std::runtime_error on an XNNPACK error.
   void run(const std::int8_t* a, std::int8_t* c);
+
+  /// Runs on a pthreadpool of `threads` threads (the calling thread is one of them) from the next
+  /// run() on; 1 (the default) runs on the calling thread without a pool. The pool is kept for
+  /// every later run, as an engine keeps its pool. Throws std::runtime_error if it cannot be made.
+  void set_threads(std::size_t threads);
 
   /// "fully_connected_nc_qs8" or "convolution2d_nhwc_qc8 (1x1)".
   const char* operator_name() const;

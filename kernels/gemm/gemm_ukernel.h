@@ -85,8 +85,9 @@ struct UkernelArgs {
   /// a_rows rows of the activation matrix itself, a_stride bytes apart, already offset to the K
   /// block (group g of row i at a + i * a_stride + 4g; rows from a_rows to MR repeat the last
   /// row, their sums are padding). a_flip: XOR every byte with 0x80 (int8 activations: the +128
-  /// of the kDot4 format). The driver uses it only when K is a multiple of 4, so no group reads
-  /// past a row.
+  /// of the kDot4 format). When K is not a multiple of 4, a row's last group reads 1-3 bytes past
+  /// its K values; the driver uses it then only where those bytes are inside A (the next rows',
+  /// or the stride's gap): B is zero past K, so they add nothing.
   std::size_t a_stride = 0;
   std::size_t a_rows = 0;
   bool a_flip = false;
