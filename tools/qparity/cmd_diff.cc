@@ -36,6 +36,7 @@
 #include "output_files.h"
 #include "preset_map.h"
 #include "progress_bar.h"
+#include "stack_model.h"
 #include "svg_plot.h"
 #include "tool_error.h"
 
@@ -74,6 +75,23 @@ void reject_dump_options(const DiffOptions& o, const char* why) {
   }
 }
 
+// A float stack runs as a float model (stack_model.h) under two per-op maps of float precisions;
+// the model diff's rows are the layers.
+void diff_float_stack(const DiffOptions& o, Stack stack, const Tensor& input, DriftReport* report) {
+  stack.input = input;
+  const model::Graph graph = stack_graph(stack, o.stack);
+  model::ModelDiffOptions mo;
+  mo.a = o.a;
+  mo.b = o.b;
+  mo.per_channel = o.per_channel;
+  ProgressBar progress("diff", graph.nodes.size());
+  mo.progress = [&](std::size_t i, const std::string& label) { progress.update(i, label); };
+  std::size_t other_outputs = 0;
+  *report = model::diff_model(graph, {input}, mo, &other_outputs);
+  report->per_channel = o.per_channel;
+  report->source = o.stack;
+}
+
 void diff_stack(const DiffOptions& o, DriftReport* report) {
   if (o.a.empty() || o.b.empty()) throw ToolError("--stack needs --a and --b (presets or preset maps)");
   if (!o.zero_point.empty()) throw ToolError("--zero-point applies to dumps only (a stack knows its zero points)");
@@ -86,6 +104,10 @@ void diff_stack(const DiffOptions& o, DriftReport* report) {
     input = *stack.input;
   } else {
     throw ToolError(fmt::format("{} has no \"input\"; give --input x.npy", o.stack));
+  }
+  if (is_float_stack(stack)) {
+    diff_float_stack(o, stack, input, report);
+    return;
   }
   const PresetMap map_a = parse_preset_map(o.a, "--a"), map_b = parse_preset_map(o.b, "--b");
   const std::vector<Preset> presets_a = resolve_preset_map(map_a, stack.layers.size(), "--a");
@@ -394,7 +416,17 @@ int run_diff(const DiffOptions& options) {
     }
     put("\n");
     render_first_difference(report, out);
-    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated) {
+    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated && !report.layers.front().accumulated.lsb &&
+        report.layers.front().accumulated.real && report.layers.back().accumulated.real && report.layers.back().isolated->real) {
+      // Float layers (a float stack or model): the same summary in real units.
+      const ValueDrift& first = *report.layers.front().accumulated.real;
+      const ValueDrift& last = *report.layers.back().accumulated.real;
+      put("\nAccumulated drift goes from MAE {:.4g} (max |diff| {:.4g}, SQNR {:.4g} dB) at layer {} to MAE {:.4g} (max "
+          "|diff| {:.4g}, SQNR {:.4g} dB) at layer {}; layer {} alone: SQNR {:.4g} dB.\n",
+          first.mae, first.max_abs_diff, first.sqnr_db, report.layers.front().index, last.mae, last.max_abs_diff,
+          last.sqnr_db, report.layers.back().index, report.layers.back().index,
+          report.layers.back().isolated->real->sqnr_db);
+    } else if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated && report.layers.front().accumulated.lsb) {
       const LayerDrift& first = report.layers.front();
       const LayerDrift& last = report.layers.back();
       put("\nAccumulated drift grows from {:.3f}% of elements (MAE {:.4f}) at layer {} to {:.3f}% (MAE {:.4f}, max "

@@ -480,6 +480,56 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
     layer.depth_multiplier = static_cast<std::size_t>(get_int(n.child("depth_multiplier"), 1, std::int64_t{1} << 24));
   }
 
+  // Filter and bias: from the JSON or the command line, never both.
+  if (n.has("filter") && given.filter) fail(n.child("filter"), "the filter is given both here and on the command line (--filter)");
+  if (n.has("bias") && given.bias) fail(n.child("bias"), "the bias is given both here and on the command line (--bias)");
+  if (given.filter) {
+    layer.filter = *given.filter;
+    if (layer.filter.dtype != DType::kInt8 && layer.filter.dtype != DType::kFloat32) {
+      throw ToolError(fmt::format("--filter: the filter is {}; allowed: int8, float32 (a float layer)",
+                                  to_string(layer.filter.dtype)));
+    }
+  } else if (n.has("filter")) {
+    layer.filter = get_tensor(n.child("filter"), base_dir, {{DType::kInt8, DType::kFloat32}, "filter"});
+  } else {
+    fail(n, "missing key \"filter\" (a .npy path or a generator)");
+  }
+  const Node filter_where = n.has("filter") ? n.child("filter") : n;
+  check_filter_shape(filter_where, layer);
+  const std::size_t oc = layer.out_channels();
+  // A float32 filter makes a float layer (float32 bias, input and output, no quantization).
+  const DType bias_dtype = layer.is_float() ? DType::kFloat32 : DType::kInt32;
+  if (given.bias) {
+    layer.bias = *given.bias;
+    if (layer.bias->dtype != bias_dtype) {
+      throw ToolError(fmt::format("--bias: the bias is {}; allowed: {} (with a{} {} filter)",
+                                  to_string(layer.bias->dtype), to_string(bias_dtype),
+                                  layer.is_float() ? "" : "n", to_string(layer.filter.dtype)));
+    }
+  } else if (n.has("bias")) {
+    layer.bias = get_tensor(n.child("bias"), base_dir,
+                            {{bias_dtype}, layer.is_float() ? "bias (of a float32 filter)" : "bias (of an int8 filter)"});
+  }
+  if (layer.bias && (layer.bias->shape.size() != 1 || layer.bias->shape[0] != oc)) {
+    const std::string problem = fmt::format("bias shape {} does not match the filter's {} output channels; allowed: [{}]",
+                                            shape_text(layer.bias->shape), oc, oc);
+    if (n.has("bias")) fail(n.child("bias"), problem);
+    throw ToolError(fmt::format("--bias: {}", problem));
+  }
+
+  if (layer.is_float()) {
+    // A float layer has no quantization: a key that would quantize it is a mistake, not ignored.
+    for (const char* key : {"input_zero_point", "filter_zero_point", "output_zero_point", "input_scale",
+                            "filter_scales", "output_scale", "multipliers", "shifts", "activation_min",
+                            "activation_max", "output_dtype"}) {
+      if (n.has(key)) {
+        fail(n.child(key), "not a parameter of a float layer (float32 filter: float32 input, bias and output, "
+                           "no quantization); allowed: type, name, strides, dilations, padding, groups, "
+                           "depth_multiplier, activation, filter, bias, fold_batch");
+      }
+    }
+  }
+
   // Zero points: ranges of any supported dtype here; run_layer checks them against the actual
   // input and output dtypes.
   if (n.has("input_zero_point")) {
@@ -527,7 +577,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
       fail(n.child("shifts"), fmt::format("{} shifts for {} multipliers; allowed: one shift per multiplier",
                                           layer.shifts.size(), layer.multipliers.size()));
     }
-  } else {
+  } else if (!layer.is_float()) {
     for (const char* key : {"input_scale", "filter_scales", "output_scale"}) {
       if (!n.has(key)) {
         fail(n, fmt::format("missing key \"{}\"; requantization needs input_scale, filter_scales and "
@@ -556,7 +606,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
       fail(a, "give either activation or activation_min/activation_max, not both");
     }
     if ((layer.activation == Activation::kRelu6 || layer.activation == Activation::kReluN1To1) &&
-        !layer.output_scale) {
+        !layer.output_scale && !layer.is_float()) {
       fail(a, fmt::format("{} needs output_scale to quantize its bounds; allowed: add output_scale, or "
                           "give activation_min/activation_max", text));
     }
@@ -572,37 +622,6 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
                                                 *layer.activation_max, *layer.activation_min));
   }
 
-  // Filter and bias: from the JSON or the command line, never both.
-  if (n.has("filter") && given.filter) fail(n.child("filter"), "the filter is given both here and on the command line (--filter)");
-  if (n.has("bias") && given.bias) fail(n.child("bias"), "the bias is given both here and on the command line (--bias)");
-  if (given.filter) {
-    layer.filter = *given.filter;
-    if (layer.filter.dtype != DType::kInt8) {
-      throw ToolError(fmt::format("--filter: the filter is {}; allowed: int8", to_string(layer.filter.dtype)));
-    }
-  } else if (n.has("filter")) {
-    layer.filter = get_tensor(n.child("filter"), base_dir, {{DType::kInt8}, "filter"});
-  } else {
-    fail(n, "missing key \"filter\" (a .npy path or a generator)");
-  }
-  const Node filter_where = n.has("filter") ? n.child("filter") : n;
-  check_filter_shape(filter_where, layer);
-  const std::size_t oc = layer.out_channels();
-  if (given.bias) {
-    layer.bias = *given.bias;
-    if (layer.bias->dtype != DType::kInt32) {
-      throw ToolError(fmt::format("--bias: the bias is {}; allowed: int32", to_string(layer.bias->dtype)));
-    }
-  } else if (n.has("bias")) {
-    layer.bias = get_tensor(n.child("bias"), base_dir, {{DType::kInt32}, "bias"});
-  }
-  if (layer.bias && (layer.bias->shape.size() != 1 || layer.bias->shape[0] != oc)) {
-    const std::string problem = fmt::format("bias shape {} does not match the filter's {} output channels; allowed: [{}]",
-                                            shape_text(layer.bias->shape), oc, oc);
-    if (n.has("bias")) fail(n.child("bias"), problem);
-    throw ToolError(fmt::format("--bias: {}", problem));
-  }
-
   // Per-channel lists: one value or one per output channel.
   auto check_count = [&](const char* key, std::size_t count) {
     if (count != 1 && count != oc) {
@@ -612,7 +631,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
   };
   if (layer.explicit_multipliers()) {
     check_count("multipliers", layer.multipliers.size());
-  } else {
+  } else if (!layer.is_float()) {
     check_count("filter_scales", layer.filter_scales.size());
   }
   if (layer.type == LayerType::kDepthwiseConv2D && layer.depth_multiplier != 0 && oc % layer.depth_multiplier != 0) {
@@ -631,7 +650,7 @@ Stack parse_stack_node(const Node& root, const std::string& base_dir) {
   Stack stack;
   if (root.has("comment")) get_string(root.child("comment"), "a string");
   if (root.has("input")) {
-    stack.input = get_tensor(root.child("input"), base_dir, {{DType::kInt8, DType::kUint8}, "input"});
+    stack.input = get_tensor(root.child("input"), base_dir, {{DType::kInt8, DType::kUint8, DType::kFloat32}, "input"});
   }
   if (!root.has("layers")) fail(root, "missing key \"layers\" (an array of layer objects)");
   const Node layers = root.child("layers");
@@ -641,6 +660,19 @@ Stack parse_stack_node(const Node& root, const std::string& base_dir) {
   }
   for (std::size_t i = 0; i < layers.value.size(); ++i) {
     stack.layers.push_back(parse_layer_node(layers.element(i), base_dir, {}));
+    // Float layers take float32 tensors, quantized layers int8/uint8 ones: a stack is one or the other.
+    const bool float_layer = stack.layers[i].is_float();
+    const bool float_stack = i == 0 ? (stack.input ? stack.input->dtype == DType::kFloat32 : float_layer)
+                                    : stack.layers[0].is_float();
+    if (float_layer != float_stack) {
+      const Node node = layers.element(i);
+      fail(node.has("filter") ? node.child("filter") : node,
+           fmt::format("a {} filter in a stack whose {} is {}; a stack is all float (float32 input and filters) "
+                       "or all quantized (int8/uint8 input, int8 filters)",
+                       to_string(stack.layers[i].filter.dtype), i == 0 && stack.input ? "input" : "layers[0] filter",
+                       i == 0 && stack.input ? to_string(stack.input->dtype)
+                                             : to_string(stack.layers[0].filter.dtype)));
+    }
     if (i == 0) continue;
     // A stack feeds each layer the previous one's output as it is: one tensor, one quantization.
     const Layer& prev = stack.layers[i - 1];
