@@ -9,7 +9,6 @@ namespace qparity::model {
 
 using cli::ToolError;
 
-
 Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
     : graph_(&graph), systems_(std::move(systems)) {
   const std::size_t n = graph.nodes.size();
