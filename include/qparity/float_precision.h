@@ -89,11 +89,11 @@ inline float round_to(FloatFormat f, float x) {
     "float32 storage and sums: the float model on a CPU (TFLite's float kernels, OpenVINO CPU f32)", \
     "IEEE 754-2019 binary32; tflite/kernels/internal/reference/conv.h (float Conv)")               \
   X(Fp16, "fp16", kFloat16, kFloat32,                                                              \
-    "float16 storage, float32 sums: a GPU under the FP16 precision hint (OpenVINO GPU default)",    \
-    "OpenVINO docs: inference_precision_hint (f16 on GPU); IEEE 754-2019 binary16")                \
+    "float16 storage, float32 sums: a GPU inferring in f16 (OpenVINO inference_precision f16)",     \
+    "OpenVINO docs: Precision Control (inference_precision); IEEE 754-2019 binary16")              \
   X(Fp16Acc16, "fp16-acc16", kFloat16, kFloat16,                                                   \
     "float16 storage and float16 sums: every product and partial sum rounded to float16",          \
-    "IEEE 754-2019 binary16 arithmetic (§4.3.1 roundTiesToEven on every operation)")               \
+    "IEEE 754-2019 binary16 arithmetic (clause 4.3.1 roundTiesToEven on every operation)")         \
   X(Bf16, "bf16", kBfloat16, kFloat32,                                                             \
     "bfloat16 storage, float32 sums (AVX512_BF16 VDPBF16PS, AMX-BF16, OpenVINO bf16 hint)",        \
     "Intel BF16 ISA (VDPBF16PS: float32 accumulation); OpenVINO docs: inference_precision_hint")

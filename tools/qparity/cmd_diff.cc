@@ -304,7 +304,8 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       ->type_name("FILE");
   sub->add_option("--seed", o->seed, "With --model and no --input: seed of the generated inputs (default 1)");
   sub->add_option("--input", o->input, "Input .npy (default: the stack's \"input\")")->type_name("FILE");
-  sub->add_option("--a", o->a, "Arithmetic A: a preset, or a per-layer preset map (below)")->type_name("MAP");
+  sub->add_option("--a", o->a, "Arithmetic A: a preset, or a per-layer preset map (below); float stacks and models: "
+                               "fp32, fp16, fp16-acc16, bf16")->type_name("MAP");
   sub->add_option("--b", o->b, "Arithmetic B: a preset, or a per-layer preset map")->type_name("MAP");
   sub->add_option("--dump-a", o->dump_a, "Or compare dumps: a .npy file, or a directory of per-layer .npy files")
       ->type_name("PATH");

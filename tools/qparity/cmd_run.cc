@@ -151,7 +151,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
       "under one preset; write the output as .npy.");
   sub->add_option("operation", o->op, "conv2d, depthwise_conv2d or fully_connected (omit with --stack)")
       ->type_name("OP");
-  sub->add_option("--preset", o->preset, "Preset name (see 'qparity list') or an NPU family name")
+  sub->add_option("--preset", o->preset,
+                  "Preset name (see 'qparity list') or an NPU family name; float stacks and models: a float "
+                  "precision, fp32, fp16, fp16-acc16 or bf16")
       ->required()
       ->type_name("NAME");
   sub->add_option("--input", o->input, "Input tensor (.npy, int8 or uint8; conv: NHWC)")->type_name("FILE");
