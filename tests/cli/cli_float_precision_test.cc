@@ -3,7 +3,8 @@
 // --b fp16` on a float stack and on the same stack exported as a float .tflite prints the per-layer
 // table with the real-unit metrics and writes them to JSON and CSV; fp32 against fp32 drifts by
 // nothing; `run --model` equals `run --stack`; and the wrong combinations (an integer preset on a
-// float model, a float precision on a quantized stack or model) exit 2 naming what is allowed.
+// float model, a float precision on a quantized stack or model) exit 2 naming what is allowed;
+// `explain --model` states each side's precision.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -123,6 +124,11 @@ TEST(CliFloatPrecision, DiffOnAFloatStackAndItsTflite) {
     ASSERT_EQ(run_cli({"run", "--stack", stack, "--preset", precision, "--output", dir + "/s.npy"}).exit_code, 0);
     EXPECT_EQ(read_bytes(dir + "/m.npy"), read_bytes(dir + "/s.npy")) << precision;
   }
+  // explain states each side's precision and no integer requantization.
+  const CliResult x = run_cli({"explain", "--model", model, "--op", "0", "--a", "fp32", "--b", "fp16-acc16"});
+  ASSERT_EQ(x.exit_code, 0) << x.err;
+  EXPECT_TRUE(contains(x.out, "float precision fp16-acc16: storage float16, accumulator float16")) << x.out;
+  EXPECT_FALSE(contains(x.out, "rounding core")) << x.out;
   // A per-op map mixes precisions: the first layer in fp32, the rest in bf16.
   const CliResult mixed = run_cli({"diff", "--stack", stack, "--a", "fp32", "--b", "bf16,0=fp32"});
   ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
