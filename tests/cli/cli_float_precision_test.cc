@@ -151,8 +151,10 @@ TEST(CliFloatPrecision, WrongCombinationsNameWhatIsAllowed) {
   EXPECT_FALSE(file_exists(dir + "/y.npy"));
 
   // A float precision on a quantized stack and on a quantized model.
-  std::string here = __FILE__;
-  const std::string int8_stack = here.substr(0, here.rfind("/tests/cli/")) + "/examples/npu_drift/stack.json";
+  const std::string int8_stack = dir + "/int8.json";
+  write_bytes(int8_stack, R"({"input": {"seed": 1, "shape": [1, 6, 6, 8], "min": -128, "max": 127}, "layers": [
+    {"type": "conv2d", "input_scale": 0.05, "filter_scales": [0.01], "output_scale": 0.1,
+     "filter": {"seed": 2, "shape": [4, 3, 3, 8], "min": -127, "max": 127}}]})");
   const CliResult c = run_cli({"diff", "--stack", int8_stack, "--a", "fp32", "--b", "tflite-reference"});
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_TRUE(contains(c.err, "'fp32' is a float precision")) << c.err;
