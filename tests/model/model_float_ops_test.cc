@@ -1,6 +1,6 @@
 // The model layer's float ops under the float precisions (docs/semantics.md §24), without a
 // runtime: a float graph (CONV_2D RELU6 -> DEPTHWISE_CONV_2D -> ADD with a broadcast constant ->
-// MUL -> AVERAGE_POOL_2D -> MAX_POOL_2D -> RELU -> RESHAPE -> FULLY_CONNECTED) runs under every
+// MUL -> AVERAGE_POOL_2D -> MAX_POOL_2D -> RELU -> RESHAPE -> FULLY_CONNECTED; MEAN apart) runs under every
 // precision; each op's output equals the same step computed here from the run's own inputs with
 // the header's reference (conv-like ops) or with the stated formula (round_to over the element-wise
 // and pooling steps); under fp32 nothing is rounded to a narrower format; the .tflite writer and
@@ -17,6 +17,7 @@
 #include "model/op.h"
 #include "model/ops/conv_common.h"
 #include "model/ops/elementwise.h"
+#include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
 #include "model/runner.h"
 #include "model/tflite/tflite_reader.h"
@@ -172,6 +173,48 @@ TEST(ModelFloatOps, EveryOpIsItsStatedStep) {
       fp32_out = v(f.fc);
     } else {
       EXPECT_NE(v(f.fc), fp32_out) << p.name << " computes like fp32 on this graph";
+    }
+  }
+}
+
+TEST(ModelFloatOps, MeanSumsInRowMajorOrderThenDivides) {
+  // MEAN over H, W (MobileNet's global average pool) and over C, keep_dims false.
+  std::mt19937 rng(8);
+  const Tensor input = random_floats(rng, {2, 3, 5, 4}, 3.0f);
+  const std::vector<float> x = floats_of(input);
+  for (const bool hw : {true, false}) {
+    GraphBuilder b("mean");
+    const int in = b.tensor("x", DType::kFloat32, {2, 3, 5, 4});
+    b.input(in);
+    Tensor axes = qparity::cli::make_tensor(DType::kInt32, {hw ? 2u : 1u});
+    axes.set_integer(0, hw ? 1 : -1);
+    if (hw) axes.set_integer(1, 2);
+    const int a = b.constant("axes", axes);
+    const int y = b.tensor("y", DType::kFloat32, {});
+    b.node(OpKind::kMean, {in, a}, {y}, std::make_shared<ReducerOptions>(), "mean");
+    b.output(y);
+    const Graph g = b.finish();
+    for (const qparity::FloatPrecision& p : qparity::float_precisions()) {
+      Runner r(g, resolve_node_map(parse_node_map(p.name, "--a"), g, "--a"));
+      r.run({input});
+      const std::vector<float> got = floats_of(r.value(y));
+      std::vector<float> want;
+      for (std::size_t n = 0; n < 2; ++n) {
+        if (hw) {
+          for (std::size_t c = 0; c < 4; ++c) {
+            float acc = 0.0f;
+            for (std::size_t i = 0; i < 15; ++i) acc = round_to(p.accumulator, acc + round_to(p.storage, x[(n * 15 + i) * 4 + c]));
+            want.push_back(round_to(p.storage, round_to(p.accumulator, acc / 15.0f)));
+          }
+        } else {
+          for (std::size_t i = 0; i < 15; ++i) {
+            float acc = 0.0f;
+            for (std::size_t c = 0; c < 4; ++c) acc = round_to(p.accumulator, acc + round_to(p.storage, x[(n * 15 + i) * 4 + c]));
+            want.push_back(round_to(p.storage, round_to(p.accumulator, acc / 4.0f)));
+          }
+        }
+      }
+      expect_bits(got, want, p.name + (hw ? " mean H,W" : " mean C"));
     }
   }
 }

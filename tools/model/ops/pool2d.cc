@@ -2,6 +2,7 @@
 // strides, SAME / VALID, fused activation). The arithmetic is include/qparity/reference/pooling.h
 // (docs/semantics.md §21.3); Engine::kFast runs the compiled kernels of include/qparity/pooling.h
 // (kernels/pooling/, bit-identical to the header on every ISA).
+// Float32 pools run under a float precision (FloatPoolPrepared, docs/semantics.md §24).
 //
 // System -> variant (a system's op style, system.h):
 //   AVERAGE_POOL_2D
