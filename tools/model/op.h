@@ -48,9 +48,20 @@ enum class Engine : std::uint8_t {
   kReference,  ///< the header-only reference definitions only
 };
 
+/// What an op does with float32 tensors under the float precisions (system.h float_precision).
+enum class FloatSupport : std::uint8_t {
+  kNone,          ///< no float-precision form: integer arithmetics only
+  kArithmetic,    ///< computes on float32 tensors, then only under a float precision
+  kDataMovement,  ///< moves elements without arithmetic: float32 tensors under any arithmetic
+};
+
 class Op {
  public:
   virtual ~Op() = default;
+
+  /// How the op runs float32 tensors (the runner rejects a system that does not fit the node,
+  /// naming what is allowed); default: not at all.
+  virtual FloatSupport float_support() const { return FloatSupport::kNone; }
 
   /// Checks the node against the op's contract (input and output counts, dtypes, which inputs
   /// must be constant, quantization) and fills in or checks its output shapes (a declared shape
@@ -130,6 +141,11 @@ void set_output_shape(Graph& graph, const Node& node, std::size_t i,
 /// Requires input i (or output i) to have one of `dtypes`.
 void require_dtype(const Graph& graph, const Node& node, const TensorDef& t, const char* role,
                    std::initializer_list<DType> dtypes);
+
+/// Checks that the system fits the node: a float precision (system.float_precision) runs only ops
+/// with a float form on float32 inputs; an integer arithmetic does not run an op that computes on
+/// float32 tensors. Throws cli::ToolError naming the node, the system and what is allowed.
+void check_system_fits(const Graph& graph, const Node& node, const System& system);
 
 /// Requires per-tensor quantization (one scale, one zero point within the dtype's range).
 void require_per_tensor(const Graph& graph, const Node& node, const TensorDef& t, const char* role);

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "model/op.h"
+#include "qparity/float_precision.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -181,5 +182,47 @@ void require_per_tensor(const Graph& graph, const Node& node, const TensorDef& t
                                         cli::dtype_min(t.dtype), cli::dtype_max(t.dtype), cli::to_string(t.dtype)));
   }
 }
+
+namespace {
+
+// The ops a float precision runs, for messages: "CONV_2D, DEPTHWISE_CONV_2D, ...".
+std::string float_op_names() {
+  std::size_t count = 0;
+  const OpKind* ops = all_ops(&count);
+  std::string names;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (op_of(ops[i]).float_support() == FloatSupport::kNone) continue;
+    names += (names.empty() ? "" : ", ") + std::string(to_string(ops[i]));
+  }
+  return names;
+}
+
+}  // namespace
+
+// Integer arithmetics run quantized ops, float precisions float32 ops: a node under the other kind
+// is an error naming what it allows (rather than an integer preset's parameters derived from
+// float tensors, or a float precision's system carrying no rounding core).
+void check_system_fits(const Graph& graph, const Node& node, const System& system) {
+  const bool float_input = !node.inputs.empty() && node.inputs[0] >= 0 &&
+                           graph.tensors[static_cast<std::size_t>(node.inputs[0])].dtype == DType::kFloat32;
+  const FloatSupport support = op_of(node.op).float_support();
+  const std::string where = fmt::format("{}: {}", graph.source, graph.node_label(node_index(graph, node)));
+  if (system.float_precision) {
+    if (support == FloatSupport::kNone) {
+      throw ToolError(fmt::format("{}: '{}' is a float precision and {} has no float-precision form; ops a float "
+                                  "precision runs: {}", where, system.name, to_string(node.op), float_op_names()));
+    }
+    if (!float_input) {
+      throw ToolError(fmt::format("{}: '{}' is a float precision, for float32 tensors; this op's input is {}: allowed "
+                                  "for it: an integer preset or runtime profile (qparity list)",
+                                  where, system.name, node.inputs.empty() || node.inputs[0] < 0 ? "absent"
+                                  : cli::to_string(graph.tensors[static_cast<std::size_t>(node.inputs[0])].dtype)));
+    }
+  } else if (support == FloatSupport::kArithmetic && float_input) {
+    throw ToolError(fmt::format("{} computes on float32 tensors; '{}' is an integer arithmetic: allowed: a float "
+                                "precision, {}", where, system.name, float_precision_names()));
+  }
+}
+
 
 }  // namespace qparity::model

@@ -18,6 +18,7 @@ Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
   }
   prepared_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
+    check_system_fits(graph, graph.nodes[i], systems_[i]);
     prepared_.push_back(op_of(graph.nodes[i].op).prepare(graph, graph.nodes[i], systems_[i], engine));
   }
   // Every tensor gets its storage once; constants keep their data, the rest are overwritten by

@@ -66,7 +66,28 @@ System system_of_preset(const Preset& preset) {
   return s;
 }
 
+System system_of_float_precision(const FloatPrecision& precision) {
+  System s;
+  s.name = precision.name;
+  s.preset = Preset{};  // no integer arithmetic: only the name, for messages
+  s.preset.name = precision.name;
+  s.preset.description = precision.description;
+  s.preset.source = precision.source;
+  s.float_precision = precision;
+  return s;
+}
+
 namespace {
+
+Profile float_profile(const FloatPrecision& precision) {
+  const System sys = system_of_float_precision(precision);
+  Profile p;
+  p.name = precision.name;
+  p.description = precision.description;
+  p.source = precision.source;
+  p.pick = [sys](const Graph&, const Node&) { return sys; };
+  return p;
+}
 
 Profile preset_profile(const Preset& preset) {
   const System sys = system_of_preset(preset);
@@ -203,6 +224,7 @@ Profile find_profile(const std::string& name) {
   for (const Profile& p : runtime_profiles()) {
     if (p.name == name) return p;
   }
+  if (const FloatPrecision* precision = find_float_precision(name)) return float_profile(*precision);
   try {
     return preset_profile(find_preset(name));
   } catch (const InvalidArgument&) {
@@ -210,8 +232,9 @@ Profile find_profile(const std::string& name) {
     for (const Profile& p : runtime_profiles()) names.push_back(p.name);
     for (const Preset& p : named_presets()) names.push_back(p.name);
     throw ToolError(fmt::format("'{}' is neither a runtime profile nor a preset; allowed: {}, or "
-                                "npu-{{hu|haz|he|tz|fl}}-{{q31|q15|f24}}-{{int32|int64|satN|wrapN}}",
-                                name, fmt::join(names, ", ")));
+                                "npu-{{hu|haz|he|tz|fl}}-{{q31|q15|f24}}-{{int32|int64|satN|wrapN}}; for float32 "
+                                "models: {}",
+                                name, fmt::join(names, ", "), float_precision_names()));
   }
 }
 

@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "qparity/float_precision.h"
 #include "qparity/presets.h"
 
 namespace qparity::model {
@@ -45,9 +47,13 @@ const char* to_string(Target target);
 
 struct System {
   std::string name;  ///< what chose it: "tflite-reference", "tflite-xnnpack-x86 (XNNPACK)"
-  Preset preset;
+  Preset preset;     ///< an integer arithmetic's preset; under a float precision, only its name
   OpStyle style = OpStyle::kTfliteReference;
   Target target = Target::kX86;
+  /// Set for the float arithmetics (fp32, fp16, fp16-acc16, bf16: include/qparity/float_precision.h),
+  /// which run float32 models' ops; an integer arithmetic leaves it empty. The runner keeps the two
+  /// apart (runner.h).
+  std::optional<FloatPrecision> float_precision;
 };
 
 /// A named per-node choice of systems.
@@ -62,13 +68,18 @@ struct Profile {
 /// The runtime profiles (not the presets), in documentation order.
 const std::vector<Profile>& runtime_profiles();
 
-/// The profile of a name: a runtime profile, or a preset name (find_preset), which gives every
-/// node that preset's system. Throws cli::ToolError listing the names.
+/// The profile of a name: a runtime profile, a float precision (fp32, fp16, fp16-acc16, bf16: every
+/// node under it) or a preset name (find_preset), which gives every node that preset's system.
+/// Throws cli::ToolError listing the names.
 Profile find_profile(const std::string& name);
 
 /// Whether this CPU has VNNI (AVX-VNNI or AVX-512 VNNI), which ONNX Runtime's MLAS uses for its
 /// u8 x s8 GEMMs instead of VPMADDUBSW (profile ort-cpu picks ort-cpu-vnni or ort-cpu-avx2 by it).
 bool cpu_has_vnni();
+
+/// The system of a float precision: every op of a float32 model stores in its storage format and
+/// sums in its accumulator format.
+System system_of_float_precision(const FloatPrecision& precision);
 
 /// The system a preset implies for every node (its op style and target; see system.cc for each).
 System system_of_preset(const Preset& preset);

@@ -42,6 +42,7 @@
 #include "progress_bar.h"
 #include "qparity/isa.h"
 #include "qparity/version.h"
+#include "stack_model.h"
 #include "svg_plot.h"
 #include "tool_error.h"
 
@@ -84,6 +85,23 @@ void reject_dump_options(const DiffOptions& o, const char* why) {
 // (the JSON lists them only with --per-channel: DriftReport::per_channel).
 bool channel_breakdown(const DiffOptions& o) { return o.per_channel || !o.html.empty(); }
 
+// A float stack runs as a float model (stack_model.h) under two per-op maps of float precisions;
+// the model diff's rows are the layers.
+void diff_float_stack(const DiffOptions& o, Stack stack, const Tensor& input, DriftReport* report) {
+  stack.input = input;
+  const model::Graph graph = stack_graph(stack, o.stack);
+  model::ModelDiffOptions mo;
+  mo.a = o.a;
+  mo.b = o.b;
+  mo.per_channel = channel_breakdown(o);
+  ProgressBar progress("diff", graph.nodes.size());
+  mo.progress = [&](std::size_t i, const std::string& label) { progress.update(i, label); };
+  std::size_t other_outputs = 0;
+  *report = model::diff_model(graph, {input}, mo, &other_outputs);
+  report->per_channel = o.per_channel;
+  report->source = o.stack;
+}
+
 void diff_stack(const DiffOptions& o, DriftReport* report) {
   if (o.a.empty() || o.b.empty()) throw ToolError("--stack needs --a and --b (presets or preset maps)");
   if (!o.zero_point.empty()) throw ToolError("--zero-point applies to dumps only (a stack knows its zero points)");
@@ -96,6 +114,10 @@ void diff_stack(const DiffOptions& o, DriftReport* report) {
     input = *stack.input;
   } else {
     throw ToolError(fmt::format("{} has no \"input\"; give --input x.npy", o.stack));
+  }
+  if (is_float_stack(stack)) {
+    diff_float_stack(o, stack, input, report);
+    return;
   }
   const PresetMap map_a = parse_preset_map(o.a, "--a"), map_b = parse_preset_map(o.b, "--b");
   const std::vector<Preset> presets_a = resolve_preset_map(map_a, stack.layers.size(), "--a");
@@ -306,7 +328,8 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
       ->type_name("FILE");
   sub->add_option("--seed", o->seed, "With --model and no --input: seed of the generated inputs (default 1)");
   sub->add_option("--input", o->input, "Input .npy (default: the stack's \"input\")")->type_name("FILE");
-  sub->add_option("--a", o->a, "Arithmetic A: a preset, or a per-layer preset map (below)")->type_name("MAP");
+  sub->add_option("--a", o->a, "Arithmetic A: a preset, or a per-layer preset map (below); float stacks and models: "
+                               "fp32, fp16, fp16-acc16, bf16")->type_name("MAP");
   sub->add_option("--b", o->b, "Arithmetic B: a preset, or a per-layer preset map")->type_name("MAP");
   sub->add_option("--dump-a", o->dump_a, "Or compare dumps: a .npy file, or a directory of per-layer .npy files")
       ->type_name("PATH");
@@ -418,7 +441,20 @@ int run_diff(const DiffOptions& options) {
       fmt::format_to(std::back_inserter(b), std::forward<decltype(args)>(args)...);
     };
     render_first_difference(report, findings);
-    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated) {
+    if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated && !report.layers.front().accumulated.lsb &&
+        report.layers.front().accumulated.real && report.layers.back().accumulated.real &&
+        report.layers.back().isolated->real) {
+      // Float layers (a float stack): the same summary in real units.
+      const ValueDrift& first = *report.layers.front().accumulated.real;
+      const ValueDrift& last = *report.layers.back().accumulated.real;
+      put_to(findings,
+             "\nAccumulated drift goes from MAE {:.4g} (max |diff| {:.4g}, SQNR {:.4g} dB) at layer {} to MAE {:.4g} "
+             "(max |diff| {:.4g}, SQNR {:.4g} dB) at layer {}; layer {} alone: SQNR {:.4g} dB.\n",
+             first.mae, first.max_abs_diff, first.sqnr_db, report.layers.front().index, last.mae, last.max_abs_diff,
+             last.sqnr_db, report.layers.back().index, report.layers.back().index,
+             report.layers.back().isolated->real->sqnr_db);
+    } else if (stack_mode && report.layers.size() > 1 && report.layers.back().isolated &&
+               report.layers.front().accumulated.lsb) {
       const LayerDrift& first = report.layers.front();
       const LayerDrift& last = report.layers.back();
       put_to(findings,

@@ -10,6 +10,7 @@
 #include "model/system.h"
 #include "tool_error.h"
 #include "preset_params.h"
+#include "qparity/float_precision.h"
 #include "qparity/reference.h"
 #include "table.h"
 
@@ -35,6 +36,15 @@ void render_presets(fmt::memory_buffer& out) {
                  "  accumulator int32, int64, satN (saturating, N = 16..48), wrapN (wrapping, "
                  "N = 16..64); e.g. {} (= {}).\n",
                  kNpuScheme, kNpuVerisiliconExpansion, kNpuVerisiliconName);
+  // The float precisions: arithmetics of float stacks and float models (docs/semantics.md §24).
+  Table floats({"FLOAT PRECISION", "STORAGE", "ACCUM", "DESCRIPTION / SOURCE"});
+  for (const FloatPrecision& p : float_precisions()) {
+    floats.add_row({p.name, to_string(p.storage), to_string(p.accumulator), p.description});
+    floats.add_row({"", "", "", "source: " + p.source});
+  }
+  fmt::format_to(std::back_inserter(out), "\nFloat precisions, for float stacks and models (float32 tensors; "
+                                          "every store rounded to nearest even, no FMA):\n\n");
+  floats.render(out);
 }
 
 void render_cores(fmt::memory_buffer& out) {

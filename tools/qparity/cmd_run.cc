@@ -27,9 +27,10 @@
 #include "model/node_map.h"
 #include "model/runner.h"
 #include "model_inputs.h"
-#include "output_files.h"
 #include "npy.h"
+#include "output_files.h"
 #include "preset_params.h"
+#include "stack_model.h"
 #include "tool_error.h"
 
 namespace qparity::cli {
@@ -79,12 +80,21 @@ int run_stack_command(const RunOptions& o, Engine engine) {
     if (!value->empty()) throw ToolError(fmt::format("{} does not apply to --stack (the stack file names each layer's)", name));
   }
   if (o.output.empty() && o.all_outputs.empty()) throw ToolError("--stack needs --output, --all-outputs or both");
-  const Preset preset = preset_by_name(o.preset);
   Stack stack = load_stack(o.stack);
   // --input replaces the stack's own input (the same layers on real data).
   if (!o.input.empty()) stack.input = read_npy(o.input);
   if (!stack.input) throw ToolError(fmt::format("{}: the stack has no \"input\"; give one there or with --input", o.stack));
-  const std::vector<Tensor> outputs = run_stack(stack, {preset}, *stack.input, engine);
+  std::vector<Tensor> outputs;
+  if (is_float_stack(stack)) {
+    // A float stack runs as a float model under a float precision or a per-layer map of them.
+    const model::Graph graph = stack_graph(stack, o.stack);
+    const model::NodeMap map = model::parse_node_map(o.preset, "--preset");
+    model::Runner runner(graph, model::resolve_node_map(map, graph, "--preset"));
+    runner.run({*stack.input});
+    for (const model::Node& node : graph.nodes) outputs.push_back(runner.value(node.outputs[0]));
+  } else {
+    outputs = run_stack(stack, {preset_by_name(o.preset)}, *stack.input, engine);
+  }
   // All or nothing: the layer dumps and the final output are written together (output_files.h).
   OutputFiles files;
   if (!o.all_outputs.empty()) {
@@ -141,7 +151,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
       "under one preset; write the output as .npy.");
   sub->add_option("operation", o->op, "conv2d, depthwise_conv2d or fully_connected (omit with --stack)")
       ->type_name("OP");
-  sub->add_option("--preset", o->preset, "Preset name (see 'qparity list') or an NPU family name")
+  sub->add_option("--preset", o->preset,
+                  "Preset name (see 'qparity list') or an NPU family name; float stacks and models: a float "
+                  "precision, fp32, fp16, fp16-acc16 or bf16")
       ->required()
       ->type_name("NAME");
   sub->add_option("--input", o->input, "Input tensor (.npy, int8 or uint8; conv: NHWC)")->type_name("FILE");

@@ -78,6 +78,7 @@ void system_lines(const char* which, const std::string& map, const model::System
   auto it = std::back_inserter(out);
   fmt::format_to(it, "\n--{} {}: {}\n", which, map, sys.name);
   for (const std::string& l : lines) fmt::format_to(it, "  {}\n", l);
+  if (sys.float_precision) return;  // no integer requantization: the lines above say how it rounds
   fmt::format_to(it, "  preset {}: rounding core {}: {}; ties: {}\n", sys.preset.name, to_string(sys.preset.core),
                  formula_text(sys.preset.core),
                  tie_rule_text(sys.preset.core));

@@ -399,6 +399,16 @@ void check_filter_shape(const Node& where, const Layer& layer) {
   }
 }
 
+std::string missing_scale_message(const char* key) {
+  return fmt::format("missing key \"{}\"; requantization needs input_scale, filter_scales and output_scale, or "
+                     "multipliers and shifts (a float layer, with a float32 filter, needs none)", key);
+}
+
+std::string bounded_activation_message(Activation a) {
+  return fmt::format("{} needs output_scale to quantize its bounds; allowed: add output_scale, or give "
+                     "activation_min/activation_max", activation_name(a));
+}
+
 Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSources& given) {
   require_object(n, kLayerKeys);
   Layer layer;
@@ -506,6 +516,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
   }
 
   // Requantization: scales, or explicit multipliers and shifts.
+  const char* missing_scale_key = nullptr;
   const bool has_scales = n.has("input_scale") || n.has("filter_scales");
   const bool has_multipliers = n.has("multipliers") || n.has("shifts");
   if (has_scales && has_multipliers) {
@@ -528,18 +539,20 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
                                           layer.shifts.size(), layer.multipliers.size()));
     }
   } else {
+    // A missing scale is an error only once the filter says the layer is quantized (a float layer,
+    // float32 filter, has none); it is reported before any problem of the filter itself.
     for (const char* key : {"input_scale", "filter_scales", "output_scale"}) {
-      if (!n.has(key)) {
-        fail(n, fmt::format("missing key \"{}\"; requantization needs input_scale, filter_scales and "
-                            "output_scale, or multipliers and shifts", key));
-      }
+      if (!n.has(key) && missing_scale_key == nullptr) missing_scale_key = key;
     }
-    layer.input_scale = get_scale(n.child("input_scale"));
-    layer.filter_scales = get_list<float>(n.child("filter_scales"), get_scale);
+    if (missing_scale_key == nullptr) {
+      layer.input_scale = get_scale(n.child("input_scale"));
+      layer.filter_scales = get_list<float>(n.child("filter_scales"), get_scale);
+    }
   }
   if (n.has("output_scale")) layer.output_scale = get_scale(n.child("output_scale"));
 
   // Activation: TFLite's fused activation, or explicit quantized bounds.
+  bool bounded_activation_without_scale = false;  // an error for a quantized layer (checked below)
   const bool explicit_bounds = n.has("activation_min") || n.has("activation_max");
   if (n.has("activation")) {
     const Node a = n.child("activation");
@@ -555,11 +568,8 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
     if (explicit_bounds && layer.activation != Activation::kNone) {
       fail(a, "give either activation or activation_min/activation_max, not both");
     }
-    if ((layer.activation == Activation::kRelu6 || layer.activation == Activation::kReluN1To1) &&
-        !layer.output_scale) {
-      fail(a, fmt::format("{} needs output_scale to quantize its bounds; allowed: add output_scale, or "
-                          "give activation_min/activation_max", text));
-    }
+    bounded_activation_without_scale =
+        (layer.activation == Activation::kRelu6 || layer.activation == Activation::kReluN1To1) && !layer.output_scale;
   }
   if (n.has("activation_min")) {
     layer.activation_min = static_cast<std::int32_t>(get_int(n.child("activation_min"), out_lo, out_hi, out_note));
@@ -577,30 +587,57 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
   if (n.has("bias") && given.bias) fail(n.child("bias"), "the bias is given both here and on the command line (--bias)");
   if (given.filter) {
     layer.filter = *given.filter;
-    if (layer.filter.dtype != DType::kInt8) {
-      throw ToolError(fmt::format("--filter: the filter is {}; allowed: int8", to_string(layer.filter.dtype)));
+    if (layer.filter.dtype != DType::kInt8 && layer.filter.dtype != DType::kFloat32) {
+      throw ToolError(fmt::format("--filter: the filter is {}; allowed: int8, float32 (a float layer)",
+                                  to_string(layer.filter.dtype)));
     }
   } else if (n.has("filter")) {
-    layer.filter = get_tensor(n.child("filter"), base_dir, {{DType::kInt8}, "filter"});
+    layer.filter = get_tensor(n.child("filter"), base_dir, {{DType::kInt8, DType::kFloat32}, "filter"});
   } else {
+    // No filter: the quantized layer's own mistakes first (as before float layers existed).
+    if (missing_scale_key != nullptr) fail(n, missing_scale_message(missing_scale_key));
+    if (bounded_activation_without_scale) fail(n.child("activation"), bounded_activation_message(layer.activation));
     fail(n, "missing key \"filter\" (a .npy path or a generator)");
+  }
+  if (!layer.is_float()) {
+    if (missing_scale_key != nullptr) fail(n, missing_scale_message(missing_scale_key));
+    if (bounded_activation_without_scale) {
+      fail(n.child("activation"), bounded_activation_message(layer.activation));
+    }
   }
   const Node filter_where = n.has("filter") ? n.child("filter") : n;
   check_filter_shape(filter_where, layer);
   const std::size_t oc = layer.out_channels();
+  // A float32 filter makes a float layer (float32 bias, input and output, no quantization).
+  const DType bias_dtype = layer.is_float() ? DType::kFloat32 : DType::kInt32;
   if (given.bias) {
     layer.bias = *given.bias;
-    if (layer.bias->dtype != DType::kInt32) {
-      throw ToolError(fmt::format("--bias: the bias is {}; allowed: int32", to_string(layer.bias->dtype)));
+    if (layer.bias->dtype != bias_dtype) {
+      throw ToolError(fmt::format("--bias: the bias is {}; allowed: {} (with a{} {} filter)",
+                                  to_string(layer.bias->dtype), to_string(bias_dtype),
+                                  layer.is_float() ? "" : "n", to_string(layer.filter.dtype)));
     }
   } else if (n.has("bias")) {
-    layer.bias = get_tensor(n.child("bias"), base_dir, {{DType::kInt32}, "bias"});
+    layer.bias = get_tensor(n.child("bias"), base_dir, {{bias_dtype}, "bias"});
   }
   if (layer.bias && (layer.bias->shape.size() != 1 || layer.bias->shape[0] != oc)) {
     const std::string problem = fmt::format("bias shape {} does not match the filter's {} output channels; allowed: [{}]",
                                             shape_text(layer.bias->shape), oc, oc);
     if (n.has("bias")) fail(n.child("bias"), problem);
     throw ToolError(fmt::format("--bias: {}", problem));
+  }
+
+  if (layer.is_float()) {
+    // A float layer has no quantization: a key that would quantize it is a mistake, not ignored.
+    for (const char* key : {"input_zero_point", "filter_zero_point", "output_zero_point", "input_scale",
+                            "filter_scales", "output_scale", "multipliers", "shifts", "activation_min",
+                            "activation_max", "output_dtype"}) {
+      if (n.has(key)) {
+        fail(n.child(key), "not a parameter of a float layer (float32 filter: float32 input, bias and output, "
+                           "no quantization); allowed: type, name, strides, dilations, padding, groups, "
+                           "depth_multiplier, activation, filter, bias, fold_batch");
+      }
+    }
   }
 
   // Per-channel lists: one value or one per output channel.
@@ -612,7 +649,7 @@ Layer parse_layer_node(const Node& n, const std::string& base_dir, const LayerSo
   };
   if (layer.explicit_multipliers()) {
     check_count("multipliers", layer.multipliers.size());
-  } else {
+  } else if (!layer.is_float()) {
     check_count("filter_scales", layer.filter_scales.size());
   }
   if (layer.type == LayerType::kDepthwiseConv2D && layer.depth_multiplier != 0 && oc % layer.depth_multiplier != 0) {
@@ -631,7 +668,7 @@ Stack parse_stack_node(const Node& root, const std::string& base_dir) {
   Stack stack;
   if (root.has("comment")) get_string(root.child("comment"), "a string");
   if (root.has("input")) {
-    stack.input = get_tensor(root.child("input"), base_dir, {{DType::kInt8, DType::kUint8}, "input"});
+    stack.input = get_tensor(root.child("input"), base_dir, {{DType::kInt8, DType::kUint8, DType::kFloat32}, "input"});
   }
   if (!root.has("layers")) fail(root, "missing key \"layers\" (an array of layer objects)");
   const Node layers = root.child("layers");
@@ -641,6 +678,19 @@ Stack parse_stack_node(const Node& root, const std::string& base_dir) {
   }
   for (std::size_t i = 0; i < layers.value.size(); ++i) {
     stack.layers.push_back(parse_layer_node(layers.element(i), base_dir, {}));
+    // Float layers take float32 tensors, quantized layers int8/uint8 ones: a stack is one or the other.
+    const bool float_layer = stack.layers[i].is_float();
+    const bool float_stack = i == 0 ? (stack.input ? stack.input->dtype == DType::kFloat32 : float_layer)
+                                    : stack.layers[0].is_float();
+    if (float_layer != float_stack) {
+      const Node node = layers.element(i);
+      fail(node.has("filter") ? node.child("filter") : node,
+           fmt::format("a {} filter in a stack whose {} is {}; a stack is all float (float32 input and filters) "
+                       "or all quantized (int8/uint8 input, int8 filters)",
+                       to_string(stack.layers[i].filter.dtype), i == 0 && stack.input ? "input" : "layers[0] filter",
+                       i == 0 && stack.input ? to_string(stack.input->dtype)
+                                             : to_string(stack.layers[0].filter.dtype)));
+    }
     if (i == 0) continue;
     // A stack feeds each layer the previous one's output as it is: one tensor, one quantization.
     const Layer& prev = stack.layers[i - 1];

@@ -73,8 +73,13 @@ struct Layer {
   /// elements, one flattened vector, or one flattened item per index of the first dimension.
   bool fold_batch = false;
 
-  Tensor filter;              ///< int8: conv2d OHWI, depthwise 1HWO, fully_connected OI
-  std::optional<Tensor> bias;  ///< int32 [out_channels], in accumulator units (s_in * s_w)
+  Tensor filter;              ///< int8 or float32: conv2d OHWI, depthwise 1HWO, fully_connected OI
+  std::optional<Tensor> bias;  ///< int32 [out_channels], in accumulator units (s_in * s_w); float32
+                               ///< for a float layer
+
+  /// A float layer: float32 filter, bias, input and output, no quantization; it runs under a float
+  /// precision (include/qparity/float_precision.h) through the model runner (stack_model.h).
+  bool is_float() const { return filter.dtype == DType::kFloat32; }
 
   /// Output channels (the filter's O dimension).
   std::size_t out_channels() const;

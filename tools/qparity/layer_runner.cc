@@ -8,6 +8,7 @@
 #include "preset_params.h"
 #include "qparity/conv2d.h"
 #include "qparity/depthwise_conv2d.h"
+#include "qparity/float_precision.h"
 #include "qparity/fully_connected.h"
 #include "qparity/reference_conv2d.h"
 #include "qparity/reference_fully_connected.h"
@@ -317,6 +318,11 @@ Tensor run_layer(const Layer& layer, const Preset& preset, const Tensor& input) 
 }
 
 Tensor run_layer(const Layer& layer, const Preset& preset, const Tensor& input, Engine engine) {
+  if (layer.is_float()) {
+    layer_error(layer, fmt::format("a float layer (float32 filter) runs under a float precision ({}), as a stack "
+                                   "(run/diff --stack) or a model; '{}' is an integer preset",
+                                   float_precision_names(), preset.name));
+  }
   if (input.dtype != DType::kInt8 && input.dtype != DType::kUint8) {
     layer_error(layer, fmt::format("the input is {}; allowed: int8, uint8 (a previous layer's output_dtype "
                                    "int16/int32 cannot feed another layer)", to_string(input.dtype)));

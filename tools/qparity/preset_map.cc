@@ -4,6 +4,7 @@
 
 #include "plural.h"
 #include "preset_params.h"
+#include "qparity/float_precision.h"
 #include "tool_error.h"
 
 namespace qparity::cli {
@@ -35,6 +36,11 @@ std::string range_text(const PresetRange& r) {
 }
 
 void check_preset(const std::string& name, const std::string& option, const std::string& item) {
+  if (find_float_precision(name) != nullptr) {
+    throw ToolError(fmt::format("{}: item '{}': '{}' is a float precision, for float stacks (float32 input and "
+                                "filters) and float models; this stack is quantized: allowed: an integer preset "
+                                "(qparity list)", option, item, name));
+  }
   try {
     (void)find_preset(name);
   } catch (const InvalidArgument& e) {

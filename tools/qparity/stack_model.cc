@@ -9,8 +9,74 @@
 
 namespace qparity::cli {
 
+namespace {
+
+// A float stack: float32 tensors without quantization; each layer's shape rules are the stack's
+// (output_shape), the arithmetic the model runner's under a float precision.
+model::Graph float_stack_graph(const Stack& stack, const std::string& path) {
+  model::GraphBuilder b(path);
+  int x = b.tensor("input", DType::kFloat32, stack.input->shape);
+  b.input(x);
+  std::vector<std::size_t> shape = stack.input->shape;
+  for (std::size_t i = 0; i < stack.layers.size(); ++i) {
+    const Layer& l = stack.layers[i];
+    const std::string label = fmt::format("{}: {}", path, layer_label(i, l));
+    if (l.window.padding == Padding::kExplicit) {
+      throw ToolError(fmt::format("{}: explicit padding; a float stack runs as a model, whose convolutions pad "
+                                  "SAME or VALID", label));
+    }
+    std::vector<std::size_t> out_shape;
+    try {
+      out_shape = output_shape(l, shape);
+    } catch (const ToolError& e) {
+      throw ToolError(fmt::format("{}: {}", path, e.what()), e.exit_code());
+    }
+    std::vector<int> inputs = {x, b.constant(l.name + "/filter", l.filter)};
+    if (l.bias) inputs.push_back(b.constant(l.name + "/bias", *l.bias));
+    const int y = b.tensor(l.name, DType::kFloat32, out_shape);
+    switch (l.type) {
+      case LayerType::kConv2D: {
+        auto o = std::make_shared<model::Conv2DOptions>();
+        o->window = l.window;
+        o->activation = l.activation;
+        b.node(model::OpKind::kConv2D, inputs, {y}, o, l.name);
+        break;
+      }
+      case LayerType::kDepthwiseConv2D: {
+        auto o = std::make_shared<model::DepthwiseConv2DOptions>();
+        o->window = l.window;
+        o->activation = l.activation;
+        o->depth_multiplier = l.out_channels() / shape[3];  // shape checked by output_shape
+        b.node(model::OpKind::kDepthwiseConv2D, inputs, {y}, o, l.name);
+        break;
+      }
+      case LayerType::kFullyConnected: {
+        auto o = std::make_shared<model::FullyConnectedOptions>();
+        o->activation = l.activation;
+        b.node(model::OpKind::kFullyConnected, inputs, {y}, o, l.name);
+        break;
+      }
+    }
+    x = y;
+    shape = out_shape;
+  }
+  b.output(x);
+  return b.finish();
+}
+
+}  // namespace
+
+bool is_float_stack(const Stack& stack) { return stack.layers.front().is_float(); }
+
 model::Graph stack_graph(const Stack& stack, const std::string& path) {
   if (!stack.input) throw ToolError(fmt::format("{}: the stack has no \"input\"; its shape and type make the model's input", path));
+  if (is_float_stack(stack)) {
+    if (stack.input->dtype != DType::kFloat32) {
+      throw ToolError(fmt::format("{}: the input is {}; a float stack (float32 filters) takes a float32 input", path,
+                                  to_string(stack.input->dtype)));
+    }
+    return float_stack_graph(stack, path);
+  }
   model::GraphBuilder b(path);
   const Layer& first = stack.layers.front();
   if (!first.input_scale) throw ToolError(fmt::format("{}: layers[0] has no input_scale; TFLite needs real scales", path));

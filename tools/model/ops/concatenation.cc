@@ -282,6 +282,9 @@ class ConcatPrepared : public PreparedNode {
 
 class ConcatenationOp : public Op {
  public:
+  // Float32 tensors are copied as they are, under an integer arithmetic or a float precision.
+  FloatSupport float_support() const override { return FloatSupport::kDataMovement; }
+
   // int8 (inputs share the output's quantization, as TFLite requires) and uint8 with inputs of
   // other scales (rescaled).
   std::vector<OpSample> samples() const override {

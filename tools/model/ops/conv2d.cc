@@ -2,11 +2,12 @@
 // int32 bias, fused activation; the arithmetic is the library's conv2d under the node's preset
 // (include/qparity/conv2d.h, reference_conv2d.h). Sources: TFLite kernels/conv.cc and
 // reference_integer_ops/conv.h (docs/semantics.md §3.4); XNNPACK's delegate: xnnpack_delegate.cc
-// VisitConv2DNode.
+// VisitConv2DNode. Float32 convolutions run under a float precision (float_precision.h, §24).
 #include <fmt/format.h>
 
 #include "model/ops/conv_common.h"
 #include "qparity/conv2d.h"
+#include "qparity/float_precision.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
 
@@ -116,8 +117,38 @@ class Conv2DPrepared : public PreparedNode {
   std::unique_ptr<PackedConv2D> packed_;
 };
 
+// A float32 CONV_2D under a float precision (include/qparity/float_precision.h); the filter and
+// bias are read from the run's values, so a filter computed at run time works too.
+class FloatConv2DPrepared : public PreparedNode {
+ public:
+  FloatConv2DPrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), geometry_(conv_shapes(g, n).geometry), activation_(n.opts<Conv2DOptions>().activation),
+        in_(n.inputs[0]), filter_(n.inputs[1]), bias_(has_input(n, 2) ? n.inputs[2] : -1), out_(n.outputs[0]) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const float* bias = bias_ < 0 ? nullptr : data_of(values[static_cast<std::size_t>(bias_)]);
+    reference::float_conv2d(geometry_, *system_.float_precision, data_of(values[static_cast<std::size_t>(in_)]),
+                            data_of(values[static_cast<std::size_t>(filter_)]), bias, float_clamp(activation_),
+                            reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data()));
+  }
+
+  std::vector<std::string> describe() const override {
+    return describe_float_conv(system_, "ky, kx, ic (OHWI)", activation_);
+  }
+
+ private:
+  static const float* data_of(const Tensor& t) { return reinterpret_cast<const float*>(t.bytes.data()); }
+
+  System system_;
+  Conv2DGeometry geometry_;
+  Activation activation_;
+  int in_, filter_, bias_, out_;
+};
+
 class Conv2DOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const ConvShapes s = conv_shapes(g, n);
@@ -127,6 +158,8 @@ class Conv2DOp : public Op {
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
                                         Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatConv2DPrepared>(g, n, sys);
     return std::make_unique<Conv2DPrepared>(g, n, sys, engine);
   }
 

@@ -86,7 +86,23 @@ void check_conv_tensors(const Graph& g, const Node& n, std::size_t filter_axis, 
   const TensorDef& in = input_def(g, n, 0);
   const TensorDef& filter = input_def(g, n, 1);
   const TensorDef& out = g.tensors[static_cast<std::size_t>(n.outputs[0])];
-  require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
+  require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat32});
+  if (in.dtype == DType::kFloat32) {
+    // A float layer: float32 throughout, any quantization parameters ignored (TFLite's float
+    // kernels read none); it runs under a float precision (check_system_fits).
+    require_dtype(g, n, filter, "filter (of a float32 input)", {DType::kFloat32});
+    if (has_input(n, 2)) {
+      const TensorDef& bias = input_def(g, n, 2);
+      require_dtype(g, n, bias, "bias (of a float32 input)", {DType::kFloat32});
+      std::size_t elements = 0;
+      if (!cli::checked_elements(bias.shape, 4, &elements) || elements != out_channels) {
+        node_error(g, n, fmt::format("bias '{}' has shape {}; allowed: {} elements (the output channels)", bias.name,
+                                     cli::shape_text(bias.shape), out_channels));
+      }
+    }
+    require_dtype(g, n, out, "output (of a float32 input)", {DType::kFloat32});
+    return;
+  }
   require_per_tensor(g, n, in, "input");
   require_scales_valid(g, n, in, "input");
   if (in.dtype == DType::kInt8) {
@@ -293,6 +309,33 @@ std::vector<OpSample> conv_like_samples(OpKind kind) {
     out.push_back(b.finish());
   }
   return out;
+}
+
+}  // namespace qparity::model
+
+namespace qparity::model {
+
+FloatClamp float_clamp(Activation a) {
+  FloatClamp c;
+  switch (a) {
+    case Activation::kNone: break;
+    case Activation::kRelu: c.min = 0.0f; break;
+    case Activation::kRelu6: c.min = 0.0f; c.max = 6.0f; break;
+    case Activation::kReluN1To1: c.min = -1.0f; c.max = 1.0f; break;
+  }
+  return c;
+}
+
+std::vector<std::string> describe_float_conv(const System& system, const char* order, Activation activation) {
+  const FloatPrecision& p = *system.float_precision;
+  return {fmt::format("arithmetic: {}", system.name),
+          fmt::format("float precision {}: storage {}, accumulator {} (include/qparity/float_precision.h)", p.name,
+                      to_string(p.storage), to_string(p.accumulator)),
+          fmt::format("inputs, filter and bias rounded to {} (to nearest, ties to even); acc = +0; per tap "
+                      "acc = round_{}(acc + round_{}(x * w)) in {} order, padding taps skipped; no FMA",
+                      to_string(p.storage), to_string(p.accumulator), to_string(p.accumulator), order),
+          fmt::format("y = round_{}(clamp(round_{}(acc + bias), {}))", to_string(p.storage), to_string(p.accumulator),
+                      activation_text(activation))};
 }
 
 }  // namespace qparity::model

@@ -12,6 +12,7 @@
 #include "model/op.h"
 #include "preset_params.h"
 #include "qparity/conv_geometry.h"
+#include "qparity/float_precision.h"
 #include "qparity/reference_conv2d.h"
 #include "qparity/output_stage.h"
 
@@ -54,7 +55,8 @@ const char* activation_text(Activation a);
 Padding padding_from_tflite(int code, const std::string& label);
 int padding_to_tflite(Padding p);
 
-/// Checks a conv-like node's tensors: input int8/uint8 per-tensor; filter int8 (or uint8 with a
+/// Checks a conv-like node's tensors. A float32 input makes a float layer: filter, bias (optional,
+/// out_channels elements) and output float32, quantization ignored. Otherwise: input int8/uint8 per-tensor; filter int8 (or uint8 with a
 /// uint8 input), per-tensor or per-axis along `filter_axis` with `out_channels` scales and zero
 /// point(s) in range; bias (input 2, optional) int32 of out_channels elements; output int8/uint8
 /// per-tensor, the input's dtype. The filter and bias may be computed at run time (TFLite allows
@@ -95,6 +97,13 @@ std::vector<OpSample> conv_like_samples(OpKind kind);
 
 /// Lines for PreparedNode::describe: the preset, the first channels' parameters, the clamp.
 std::vector<std::string> describe_conv_quant(const ConvQuant& q, const System& system);
+
+/// The fused activation's float bounds (TFLite CalculateActivationRange).
+FloatClamp float_clamp(Activation activation);
+
+/// Lines for PreparedNode::describe of a conv-like node under a float precision; `order` names the
+/// summation order ("ky, kx, ic").
+std::vector<std::string> describe_float_conv(const System& system, const char* order, Activation activation);
 
 /// Calls f(AType{}, OutType{}) with the element types of an int8/uint8 input and output.
 template <class F>

@@ -2,7 +2,8 @@
 // bias, fused activation; the arithmetic is the library's depthwise_conv2d under the node's preset
 // (include/qparity/depthwise_conv2d.h, reference_conv2d.h). Sources: TFLite
 // kernels/depthwise_conv.cc and reference_integer_ops/depthwise_conv.h (docs/semantics.md §3.4);
-// XNNPACK's delegate: xnnpack_delegate.cc VisitDepthwiseConv2DNode.
+// XNNPACK's delegate: xnnpack_delegate.cc VisitDepthwiseConv2DNode. Float32 ones run under a float
+// precision (include/qparity/float_precision.h, docs/semantics.md §24).
 #include <fmt/format.h>
 
 #include "model/ops/conv_common.h"
@@ -120,8 +121,36 @@ class DepthwisePrepared : public PreparedNode {
   std::unique_ptr<PackedDepthwiseConv2D> packed_;
 };
 
+// A float32 DEPTHWISE_CONV_2D under a float precision (include/qparity/float_precision.h).
+class FloatDepthwisePrepared : public PreparedNode {
+ public:
+  FloatDepthwisePrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), geometry_(conv_shapes(g, n).geometry), activation_(n.opts<DepthwiseConv2DOptions>().activation),
+        in_(n.inputs[0]), filter_(n.inputs[1]), bias_(has_input(n, 2) ? n.inputs[2] : -1), out_(n.outputs[0]) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const float* bias = bias_ < 0 ? nullptr : data_of(values[static_cast<std::size_t>(bias_)]);
+    reference::float_depthwise_conv2d(geometry_, *system_.float_precision,
+                                      data_of(values[static_cast<std::size_t>(in_)]),
+                                      data_of(values[static_cast<std::size_t>(filter_)]), bias, float_clamp(activation_),
+                                      reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data()));
+  }
+
+  std::vector<std::string> describe() const override { return describe_float_conv(system_, "ky, kx", activation_); }
+
+ private:
+  static const float* data_of(const Tensor& t) { return reinterpret_cast<const float*>(t.bytes.data()); }
+
+  System system_;
+  DepthwiseConv2DGeometry geometry_;
+  Activation activation_;
+  int in_, filter_, bias_, out_;
+};
+
 class DepthwiseConv2DOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const ConvShapes s = conv_shapes(g, n);
@@ -131,6 +160,8 @@ class DepthwiseConv2DOp : public Op {
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
                                         Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatDepthwisePrepared>(g, n, sys);
     return std::make_unique<DepthwisePrepared>(g, n, sys, engine);
   }
 

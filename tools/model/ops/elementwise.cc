@@ -52,10 +52,16 @@
 // scale along another axis, a per-axis output, is declined and TFLite's own kernel runs), and when
 // the scale ratios are in XNNPACK's range: ADD / SUB float(s_i) / float(so) in [2^-10, 2^8) for each
 // input, MUL float(s1 s2) / so in [2^-16, 2^8) (float32 arithmetic, as the delegate computes them).
+//
+// Float32 ADD / SUB / MUL run under a float precision (FloatElementwisePrepared, docs/semantics.md
+// §24): y = round_storage(clamp(x1 op x2)) with both inputs rounded to the storage format when read;
+// one float32 operation on two binary16 or bfloat16 values, rounded again to their format, is the
+// correctly rounded result (float_precision.h), so this is the format's own arithmetic.
 #include "model/ops/elementwise.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -460,9 +466,73 @@ class ElementwisePrepared : public PreparedNode {
   OutputParams float_out_{};
 };
 
+class FloatElementwisePrepared : public PreparedNode {
+ public:
+  FloatElementwisePrepared(const Graph& g, const Node& n, ElementwiseOp op, const System& sys)
+      : system_(sys), op_(op), clamp_(float_clamp(activation_of(n))), in1_(n.inputs[0]), in2_(n.inputs[1]),
+        out_(n.outputs[0]), shape1_(input_def(g, n, 0).shape), shape2_(input_def(g, n, 1).shape) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const float* x1 = reinterpret_cast<const float*>(values[static_cast<std::size_t>(in1_)].bytes.data());
+    const float* x2 = reinterpret_cast<const float*>(values[static_cast<std::size_t>(in2_)].bytes.data());
+    float* y = reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data());
+    const FloatFormat storage = system_.float_precision->storage;
+    // NumPy broadcasting: each input's stride per output dimension (0 where it is broadcast).
+    const std::vector<std::size_t> shape = reference::broadcast_shape(shape1_, shape2_);
+    const std::size_t rank = shape.size();
+    std::vector<std::size_t> st1(rank, 0), st2(rank, 0), idx(rank, 0);
+    std::size_t c1 = 1, c2 = 1;
+    for (std::size_t k = rank; k-- > 0;) {
+      const std::size_t i1 = k + shape1_.size(), i2 = k + shape2_.size();
+      if (i1 >= rank) {
+        st1[k] = shape1_[i1 - rank] == 1 ? 0 : c1;
+        c1 *= shape1_[i1 - rank];
+      }
+      if (i2 >= rank) {
+        st2[k] = shape2_[i2 - rank] == 1 ? 0 : c2;
+        c2 *= shape2_[i2 - rank];
+      }
+    }
+    std::size_t j1 = 0, j2 = 0;
+    for (std::size_t i = 0, total = reference::shape_elements(shape); i < total; ++i) {
+      const float a = round_to(storage, x1[j1]), b = round_to(storage, x2[j2]);
+      const float r = op_ == ElementwiseOp::kAdd ? a + b : op_ == ElementwiseOp::kSub ? a - b : a * b;
+      y[i] = round_to(storage, std::min(std::max(r, clamp_.min), clamp_.max));
+      for (std::size_t k = rank; k-- > 0;) {
+        if (++idx[k] < shape[k]) {
+          j1 += st1[k];
+          j2 += st2[k];
+          break;
+        }
+        idx[k] = 0;
+        j1 -= st1[k] * (shape[k] - 1);
+        j2 -= st2[k] * (shape[k] - 1);
+      }
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    const FloatFormat storage = system_.float_precision->storage;
+    const char* sign = op_ == ElementwiseOp::kAdd ? "+" : op_ == ElementwiseOp::kSub ? "-" : "*";
+    return {fmt::format("arithmetic: {}", system_.name),
+            fmt::format("y = round_{0}(clamp(round_{0}(x1) {1} round_{0}(x2), [{2}, {3}])) in float32 (float precision {4}, "
+                        "include/qparity/float_precision.h)",
+                        to_string(storage), sign, clamp_.min, clamp_.max, system_.float_precision->name)};
+  }
+
+ private:
+  System system_;
+  ElementwiseOp op_;
+  FloatClamp clamp_;
+  int in1_, in2_, out_;
+  std::vector<std::size_t> shape1_, shape2_;
+};
+
 class ElementwiseOpImpl : public Op {
  public:
   explicit ElementwiseOpImpl(ElementwiseOp op) : op_(op) {}
+
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
 
   // Same shapes, a broadcast second input (the per-channel form of MobileNet's and ResNet's
   // scalings), and uint8.
@@ -494,17 +564,19 @@ class ElementwiseOpImpl : public Op {
     const TensorDef& a = input_def(g, n, 0);
     const TensorDef& b = input_def(g, n, 1);
     const TensorDef& o = output_def(g, n, 0);
-    require_dtype(g, n, a, "input1", {DType::kInt8, DType::kUint8});
-    require_dtype(g, n, b, "input2", {DType::kInt8, DType::kUint8});
-    require_dtype(g, n, o, "output", {DType::kInt8, DType::kUint8});
+    require_dtype(g, n, a, "input1", {DType::kInt8, DType::kUint8, DType::kFloat32});
+    require_dtype(g, n, b, "input2", {DType::kInt8, DType::kUint8, DType::kFloat32});
+    require_dtype(g, n, o, "output", {DType::kInt8, DType::kUint8, DType::kFloat32});
     if (b.dtype != a.dtype || o.dtype != a.dtype) {
       node_error(g, n, fmt::format("input1 '{}' is {}, input2 '{}' {}, output '{}' {}; allowed: one type for all three",
                                    a.name, cli::to_string(a.dtype), b.name, cli::to_string(b.dtype), o.name,
                                    cli::to_string(o.dtype)));
     }
-    require_per_tensor(g, n, a, "input1");
-    require_per_tensor(g, n, b, "input2");
-    require_per_tensor(g, n, o, "output");
+    if (a.dtype != DType::kFloat32) {  // float32 tensors carry no quantization
+      require_per_tensor(g, n, a, "input1");
+      require_per_tensor(g, n, b, "input2");
+      require_per_tensor(g, n, o, "output");
+    }
     std::vector<std::size_t> shape;
     try {
       shape = reference::broadcast_shape(a.shape, b.shape);
@@ -517,6 +589,8 @@ class ElementwiseOpImpl : public Op {
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
                                         Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatElementwisePrepared>(g, n, op_, sys);
     return std::make_unique<ElementwisePrepared>(g, n, op_, sys, engine);
   }
 

@@ -2,7 +2,8 @@
 // bias, fused activation; keep_num_dims keeps the input's leading dimensions. The arithmetic is the
 // library's GEMM under the node's preset (include/qparity/fully_connected.h). Sources: TFLite
 // kernels/fully_connected.cc, reference_integer_ops/fully_connected.h; XNNPACK's delegate:
-// xnnpack_delegate.cc VisitFullyConnectedNode.
+// xnnpack_delegate.cc VisitFullyConnectedNode. Float32 ones run under a float precision
+// (include/qparity/float_precision.h, docs/semantics.md §24).
 #include <fmt/format.h>
 
 #include "model/ops/conv_common.h"
@@ -114,8 +115,38 @@ class FcPrepared : public PreparedNode {
   std::unique_ptr<PackedGemm> packed_;
 };
 
+// A float32 FULLY_CONNECTED under a float precision (include/qparity/float_precision.h).
+class FloatFcPrepared : public PreparedNode {
+ public:
+  FloatFcPrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), shape_(fc_shape(g, n)), activation_(n.opts<FullyConnectedOptions>().activation),
+        in_(n.inputs[0]), filter_(n.inputs[1]), bias_(has_input(n, 2) ? n.inputs[2] : -1), out_(n.outputs[0]) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const float* bias = bias_ < 0 ? nullptr : data_of(values[static_cast<std::size_t>(bias_)]);
+    reference::float_fully_connected(shape_.batch, shape_.depth, shape_.out, *system_.float_precision,
+                                     data_of(values[static_cast<std::size_t>(in_)]),
+                                     data_of(values[static_cast<std::size_t>(filter_)]), bias, float_clamp(activation_),
+                                     reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data()));
+  }
+
+  std::vector<std::string> describe() const override {
+    return describe_float_conv(system_, "input depth", activation_);
+  }
+
+ private:
+  static const float* data_of(const Tensor& t) { return reinterpret_cast<const float*>(t.bytes.data()); }
+
+  System system_;
+  FcShape shape_;
+  Activation activation_;
+  int in_, filter_, bias_, out_;
+};
+
 class FullyConnectedOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const FcShape s = fc_shape(g, n);
@@ -125,6 +156,8 @@ class FullyConnectedOp : public Op {
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
                                         Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatFcPrepared>(g, n, sys);
     return std::make_unique<FcPrepared>(g, n, sys, engine);
   }
 

@@ -3,7 +3,8 @@
 // The arithmetic is include/qparity/reference/mean.h (docs/semantics.md §21.4); Engine::kFast runs
 // the compiled H,W kernel of include/qparity/pooling.h (mean_hw, kernels/pooling/) when the reduced
 // axes of a 4-D input are exactly {1, 2} (MobileNet's / ResNet's global average pool), the
-// reference otherwise.
+// reference otherwise. Float32 MEAN runs under a float precision (FloatMeanPrepared,
+// docs/semantics.md §24).
 //
 // System -> variant (system.h op styles), with the rounding build of the preset (tflite_build_of):
 //   kTfliteReference  MeanVariant::kTfliteReference for every case: reference_ops::
@@ -309,8 +310,66 @@ class MeanPrepared : public PreparedNode {
   bool fast_ = false;
 };
 
+// A float32 MEAN under a float precision (docs/semantics.md §24), TFLite's float reference order
+// (reference_ops::Mean: the input walked in row-major order, each element added to its output's
+// sum): per output, acc = +0, acc = round_acc(acc + round_storage(x)) over the reduced elements in
+// row-major order, then y = round_storage(round_acc(acc / n)).
+class FloatMeanPrepared : public PreparedNode {
+ public:
+  FloatMeanPrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]), shape_(input_def(g, n, 0).shape),
+        reduced_axis_(shape_.size(), false) {
+    reference::MeanSpec spec;
+    spec.axes = raw_axes(g, n);
+    spec.keep_dims = n.opts<ReducerOptions>().keep_dims;
+    (void)reference::mean_output_dims(shape_, spec, &reduced_axis_);  // the axes were checked by check()
+    for (std::size_t d = 0; d < shape_.size(); ++d) count_ *= reduced_axis_[d] ? shape_[d] : 1;
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    const float* x = reinterpret_cast<const float*>(in.bytes.data());
+    float* y = reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data());
+    const FloatPrecision& p = *system_.float_precision;
+    // Output index of each input element: its coordinates along the kept dimensions, row-major.
+    std::vector<float> acc(values[static_cast<std::size_t>(out_)].elements(), 0.0f);
+    std::vector<std::size_t> idx(shape_.size(), 0);
+    for (std::size_t i = 0, total = in.elements(); i < total; ++i) {
+      std::size_t o = 0;
+      for (std::size_t d = 0; d < shape_.size(); ++d) {
+        if (!reduced_axis_[d]) o = o * shape_[d] + idx[d];
+      }
+      acc[o] = round_to(p.accumulator, acc[o] + round_to(p.storage, x[i]));
+      for (std::size_t d = shape_.size(); d-- > 0;) {
+        if (++idx[d] < shape_[d]) break;
+        idx[d] = 0;
+      }
+    }
+    for (std::size_t o = 0; o < acc.size(); ++o) {
+      y[o] = round_to(p.storage, round_to(p.accumulator, acc[o] / static_cast<float>(count_)));
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    const FloatPrecision& p = *system_.float_precision;
+    return {fmt::format("arithmetic: {}", system_.name),
+            fmt::format("per output: acc = +0; acc = round_{0}(acc + round_{1}(x)) over its {2} reduced elements in "
+                        "row-major order; y = round_{1}(round_{0}(acc / {2})) (float precision {3})",
+                        to_string(p.accumulator), to_string(p.storage), count_, p.name)};
+  }
+
+ private:
+  System system_;
+  int in_, out_;
+  std::vector<std::size_t> shape_;
+  std::vector<bool> reduced_axis_;
+  std::size_t count_ = 1;
+};
+
 class MeanOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   // The global average pool of MobileNet and ResNet (axes H, W), int8 and uint8, and a reduction
   // over the channels.
   std::vector<OpSample> samples() const override {
@@ -338,11 +397,11 @@ class MeanOp : public Op {
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 2, 1);
     const TensorDef& in = input_def(g, n, 0);
-    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
-    require_per_tensor(g, n, in, "input");
+    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat32});
+    if (in.dtype != DType::kFloat32) require_per_tensor(g, n, in, "input");
     const TensorDef& out = output_def(g, n, 0);
     require_dtype(g, n, out, "output", {in.dtype});
-    require_per_tensor(g, n, out, "output");
+    if (in.dtype != DType::kFloat32) require_per_tensor(g, n, out, "output");
     const TensorDef& axes = input_def(g, n, 1);
     require_dtype(g, n, axes, "axes", {DType::kInt32, DType::kInt64});
     if (!axes.constant()) node_error(g, n, fmt::format("axes '{}' is computed at run time; allowed: a constant tensor", axes.name));
@@ -365,6 +424,8 @@ class MeanOp : public Op {
   }
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatMeanPrepared>(g, n, sys);
     return std::make_unique<MeanPrepared>(g, n, sys, engine);
   }
 

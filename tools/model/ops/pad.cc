@@ -219,6 +219,9 @@ class PadPrepared : public PreparedNode {
 
 class PadOp : public Op {
  public:
+  // Float32 tensors are copied as they are, under an integer arithmetic or a float precision.
+  FloatSupport float_support() const override { return FloatSupport::kDataMovement; }
+
   explicit PadOp(bool v2) : v2_(v2) {}
 
   // PAD pads with the zero point; PADV2 with a given constant.

@@ -2,6 +2,7 @@
 // strides, SAME / VALID, fused activation). The arithmetic is include/qparity/reference/pooling.h
 // (docs/semantics.md §21.3); Engine::kFast runs the compiled kernels of include/qparity/pooling.h
 // (kernels/pooling/, bit-identical to the header on every ISA).
+// Float32 pools run under a float precision (FloatPoolPrepared, docs/semantics.md §24).
 //
 // System -> variant (a system's op style, system.h):
 //   AVERAGE_POOL_2D
@@ -127,15 +128,16 @@ PoolShapes pool_shapes(const Graph& g, const Node& n) {
   return s;
 }
 
-/// Checks shared by both pools: one 8-bit input and output of the same type, per-tensor.
+/// Checks shared by both pools: one 8-bit input and output of the same type, per-tensor; or a
+/// float32 input and output (a float layer, under a float precision).
 void check_pool(Graph& g, const Node& n) {
   check_arity(g, n, 1, 1, 1);
   const TensorDef& in = input_def(g, n, 0);
-  require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
-  require_per_tensor(g, n, in, "input");
+  require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat32});
+  if (in.dtype != DType::kFloat32) require_per_tensor(g, n, in, "input");
   const TensorDef& out = output_def(g, n, 0);
   require_dtype(g, n, out, "output", {in.dtype});
-  require_per_tensor(g, n, out, "output");
+  if (in.dtype != DType::kFloat32) require_per_tensor(g, n, out, "output");
   const PoolShapes s = pool_shapes(g, n);
   set_output_shape(g, n, 0, {s.out.n, s.out.h, s.out.w, s.out.c});
 }
@@ -173,6 +175,66 @@ std::string clamp_text(const OutputParams& o, Activation act, ClampDerivation d)
 }
 
 // ---- AVERAGE_POOL_2D ----------------------------------------------------------------------------
+
+// A float32 pool under a float precision (docs/semantics.md §24), TFLite's float reference order
+// (reference_ops::AveragePool / MaxPool): over the window's in-image taps in (ky, kx) order,
+// AVERAGE: acc = round_acc(acc + x) from +0, then v = round_acc(acc / n); MAX: v = the largest x;
+// then y = round_storage(clamp(v)), every x rounded to the storage format when read.
+class FloatPoolPrepared : public PreparedNode {
+ public:
+  FloatPoolPrepared(const Graph& g, const Node& n, const System& sys, bool average)
+      : system_(sys), average_(average), in_(n.inputs[0]), out_(n.outputs[0]) {
+    shape_ = pool_shapes(g, n).in;
+    window_ = n.opts<Pool2DOptions>().window;
+    clamp_ = float_clamp(n.opts<Pool2DOptions>().activation);
+    for (std::size_t taps : tap_counts(shape_, window_)) {
+      if (taps == 0) node_error(g, n, "a pooling window has no tap inside the image");
+    }
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const float* x = reinterpret_cast<const float*>(values[static_cast<std::size_t>(in_)].bytes.data());
+    float* y = reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data());
+    const FloatPrecision& p = *system_.float_precision;
+    const ResolvedWindow r = reference::detail::resolve_pool(window_, shape_);
+    std::size_t o = 0;
+    reference::detail::for_each_window(
+        shape_, window_, r,
+        [&](std::size_t b, std::size_t, std::size_t, std::size_t ch, std::int64_t y0, std::int64_t y1, std::int64_t x0,
+            std::int64_t x1) {
+          float v = average_ ? 0.0f : -std::numeric_limits<float>::infinity();
+          for (std::int64_t iy = y0; iy < y1; ++iy) {
+            for (std::int64_t ix = x0; ix < x1; ++ix) {
+              const float t = round_to(
+                  p.storage, x[((b * shape_.h + static_cast<std::size_t>(iy)) * shape_.w + static_cast<std::size_t>(ix)) *
+                                   shape_.c + ch]);
+              v = average_ ? round_to(p.accumulator, v + t) : std::max(v, t);
+            }
+          }
+          if (average_) v = round_to(p.accumulator, v / static_cast<float>((y1 - y0) * (x1 - x0)));
+          y[o++] = round_to(p.storage, std::min(std::max(v, clamp_.min), clamp_.max));
+        });
+  }
+
+  std::vector<std::string> describe() const override {
+    const FloatPrecision& p = *system_.float_precision;
+    return {fmt::format("arithmetic: {}", system_.name),
+            average_ ? fmt::format("acc = +0; acc = round_{0}(acc + round_{1}(x)) over the in-image taps (ky, kx); "
+                                   "y = round_{1}(clamp(round_{0}(acc / n))) (float precision {2})",
+                                   to_string(p.accumulator), to_string(p.storage), p.name)
+                     : fmt::format("y = round_{0}(clamp(max of round_{0}(x) over the in-image taps)) (float precision "
+                                   "{1})", to_string(p.storage), p.name)};
+  }
+
+ private:
+  System system_;
+  bool average_;
+  int in_, out_;
+  Shape4 shape_;
+  reference::PoolWindow window_;
+  FloatClamp clamp_;
+};
+
 
 class AveragePoolPrepared : public PreparedNode {
  public:
@@ -366,12 +428,16 @@ std::vector<OpSample> pool_samples(OpKind kind) {
 
 class AveragePool2DOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   // SAME 3x3 stride 2 (XNNPACK's rules allow it) and a 1x1 filter with stride 2 (they do not), int8
   // and uint8.
   std::vector<OpSample> samples() const override { return pool_samples(OpKind::kAveragePool2D); }
 
   void check(Graph& g, const Node& n) const override { check_pool(g, n); }
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatPoolPrepared>(g, n, sys, true);
     return std::make_unique<AveragePoolPrepared>(g, n, sys, engine);
   }
   std::shared_ptr<const OpOptions> read_tflite(const tflite::Operator& op, const std::string& label) const override {
@@ -465,12 +531,16 @@ class MaxPoolPrepared : public PreparedNode {
 
 class MaxPool2DOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   // SAME 3x3 stride 2 (XNNPACK's rules allow it) and a 1x1 filter with stride 2 (they do not), int8
   // and uint8.
   std::vector<OpSample> samples() const override { return pool_samples(OpKind::kMaxPool2D); }
 
   void check(Graph& g, const Node& n) const override { check_pool(g, n); }
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatPoolPrepared>(g, n, sys, false);
     return std::make_unique<MaxPoolPrepared>(g, n, sys, engine);
   }
   std::shared_ptr<const OpOptions> read_tflite(const tflite::Operator& op, const std::string& label) const override {

@@ -25,11 +25,14 @@
 // current delegate routes them through a generic unary visitor that was not read here, and
 // LiteRT.js 2.5.3 runs 8-bit RELU / RELU6 in TFLite's own kernel (measured, §20.3: the RELU6
 // bound follows TFLite's rounding where XNNPACK's would differ).
+// Float32 RELU / RELU6 run under a float precision (FloatReluPrepared; docs/semantics.md §24).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
+#include "model/ops/conv_common.h"
 #include "model/ops/op_variants.h"
 #include "preset_params.h"
 #include "qparity/reference/activation.h"
@@ -162,9 +165,43 @@ class ReluPrepared : public PreparedNode {
   std::string note_;
 };
 
+// A float32 RELU / RELU6 under a float precision: y = round_storage(min(max(round_storage(x), 0),
+// 6)); the bounds are exact in every storage format, so only the input's load rounds.
+class FloatReluPrepared : public PreparedNode {
+ public:
+  FloatReluPrepared(const Node& n, const System& sys, ReluKind kind)
+      : system_(sys), kind_(kind), in_(n.inputs[0]), out_(n.outputs[0]) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    const float* x = reinterpret_cast<const float*>(in.bytes.data());
+    float* y = reinterpret_cast<float*>(out.bytes.data());
+    const FloatClamp c = float_clamp(kind_ == ReluKind::kRelu ? Activation::kRelu : Activation::kRelu6);
+    const FloatFormat storage = system_.float_precision->storage;
+    for (std::size_t i = 0, count = in.elements(); i < count; ++i) {
+      y[i] = round_to(storage, std::min(std::max(round_to(storage, x[i]), c.min), c.max));
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    const FloatFormat storage = system_.float_precision->storage;
+    return {fmt::format("arithmetic: {}", system_.name),
+            fmt::format("y = min(max(round_{}(x), 0), {}) (float precision {}, include/qparity/float_precision.h)",
+                        to_string(storage), kind_ == ReluKind::kRelu ? "inf" : "6", system_.float_precision->name)};
+  }
+
+ private:
+  System system_;
+  ReluKind kind_;
+  int in_, out_;
+};
+
 class ReluOp : public Op {
  public:
   explicit ReluOp(ReluKind kind) : kind_(kind) {}
+
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
 
   // Equal input and output quantization (a clamp) and different ones (a requantization).
   std::vector<OpSample> samples() const override {
@@ -183,7 +220,12 @@ class ReluOp : public Op {
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);
-    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
+    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat32});
+    if (in.dtype == DType::kFloat32) {  // a float layer, under a float precision
+      require_dtype(g, n, output_def(g, n, 0), "output", {DType::kFloat32});
+      set_output_shape(g, n, 0, in.shape);
+      return;
+    }
     require_per_tensor(g, n, in, "input");
     const TensorDef& out = output_def(g, n, 0);
     require_dtype(g, n, out, "output", {in.dtype});
@@ -192,6 +234,8 @@ class ReluOp : public Op {
   }
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatReluPrepared>(n, sys, kind_);
     return std::make_unique<ReluPrepared>(g, n, sys, engine, kind_);
   }
   // xnnpack_takes: default (no), see above.

@@ -34,6 +34,9 @@ class CopyPrepared : public PreparedNode {
 
 class ReshapeOp : public Op {
  public:
+  // Float32 tensors are copied as they are, under an integer arithmetic or a float precision.
+  FloatSupport float_support() const override { return FloatSupport::kDataMovement; }
+
   std::vector<OpSample> samples() const override {
     SampleBuilder b("int8, constant shape");
     const int x = b.input("x", DType::kInt8, {1, 1, 1, 8}, 0.05f, -3);
@@ -146,6 +149,9 @@ namespace {
 
 class SqueezeOp : public Op {
  public:
+  // Float32 tensors are copied as they are, under an integer arithmetic or a float precision.
+  FloatSupport float_support() const override { return FloatSupport::kDataMovement; }
+
   std::vector<OpSample> samples() const override {
     SampleBuilder b("int8, squeeze H,W");
     const int x = b.input("x", DType::kInt8, {1, 1, 1, 8}, 0.05f, -3);

@@ -115,6 +115,9 @@ class TransposePrepared : public PreparedNode {
 
 class TransposeOp : public Op {
  public:
+  // Float32 tensors are copied as they are, under an integer arithmetic or a float precision.
+  FloatSupport float_support() const override { return FloatSupport::kDataMovement; }
+
   std::vector<OpSample> samples() const override {
     SampleBuilder b("int8, NCHW to NHWC");
     const int x = b.input("x", DType::kInt8, {1, 3, 2, 4}, 0.05f, -3);
