@@ -63,6 +63,9 @@ struct Node {
   std::vector<int> outputs;
   std::shared_ptr<const OpOptions> options;  ///< null for ops without options
   int version = 1;           ///< the op version the file declared (TFLite), for writing back
+  /// Read from an ONNX DequantizeLinear -> operator -> QuantizeLinear group (not a QLinear
+  /// operator): ONNX Runtime runs such a group in float32 where it does not fuse it (system.cc).
+  bool onnx_qdq = false;
 
   /// The options as the op's own type (the op guarantees the type for its kind).
   template <class T>
