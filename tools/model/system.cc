@@ -156,7 +156,7 @@ namespace {
 /// pair of consecutive K products saturated to int16 (accumulator pairsat16). Depthwise
 /// convolutions (MlasConvDepthwise) and the other type combinations accumulate exactly.
 /// Whether ONNX Runtime (1.30, x86, graph optimization level basic or higher) fuses the QDQ group a
-/// node was read from into its QLinear operator (measured, docs/semantics.md §22.4): Add and Mul
+/// node was read from into its QLinear operator (measured, docs/semantics.md §22.5): Add and Mul
 /// always (QLinearAdd / QLinearMul), Conv and MatMul with uint8 activations only (on x86 its QDQ
 /// selectors leave int8 ones to the float kernels). The other groups compute the same bits either way.
 bool ort_fuses_qdq(const Graph& g, const Node& n) {

@@ -81,6 +81,11 @@ std::size_t mlas_k_slice(std::size_t rows, std::size_t n, std::size_t k) {
   return stride_k;
 }
 
+// "K = 144 in slices of 128" / "K = 18 in one slice" for describe().
+std::string slice_text(std::size_t k, std::size_t slice) {
+  return slice >= k ? fmt::format("K = {} in one slice", k) : fmt::format("K = {} in slices of {}", k, slice);
+}
+
 // One output of the float32 GEMM: the products of `taps` (x_f, w_f pairs in K order; a padded tap
 // has x_f = 0 and adds nothing) summed with FMAs, each K slice from zero and added to the total.
 class SliceSum {
@@ -261,11 +266,11 @@ class ConvFloat : public PreparedNode {
   }
 
   std::vector<std::string> describe() const override {
-    return {
-        fmt::format("arithmetic: {}", sys_.name),
-        "ONNX Runtime unfused QDQ: x_f = float(x - zp) * s; y_f = float32 FMAs in (channel, ky, kx) order",
-        fmt::format("K slices of {} (MLAS SGEMM), each from 0 and added; + bias_f; {}", slice_, activation_text(act_)),
-        "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+    return {fmt::format("arithmetic: {}", sys_.name),
+            "ONNX Runtime unfused QDQ: x_f = float(x - zp) * s; y_f = float32 FMAs in (channel, ky, kx) order",
+            fmt::format("{} (MLAS SGEMM; each slice from 0, then added); + bias_f; {}",
+                        slice_text(cpg_ * kh_ * kw_, slice_), activation_text(act_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
   }
 
  private:
@@ -296,7 +301,7 @@ class FcFloat : public PreparedNode {
     y_ = affine_of(out);
     units_ = f.shape[0];
     depth_ = f.shape[1];
-    rows_ = in.shape.empty() ? 0 : count_of(in.shape) / depth_;
+    rows_ = depth_ == 0 ? 0 : count_of(in.shape) / depth_;
     act_ = n.opts<FullyConnectedOptions>().activation;
     weights_ = float_weights(g, n, 0, units_);
     slice_ = mlas_k_slice(rows_, units_, depth_);
@@ -322,10 +327,10 @@ class FcFloat : public PreparedNode {
   }
 
   std::vector<std::string> describe() const override {
-    return {
-        fmt::format("arithmetic: {}", sys_.name), "ONNX Runtime unfused QDQ MatMul: float32 FMAs in K order",
-        fmt::format("K slices of {} (MLAS SGEMM), each from 0 and added; + bias_f; {}", slice_, activation_text(act_)),
-        "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+    return {fmt::format("arithmetic: {}", sys_.name), "ONNX Runtime unfused QDQ MatMul: float32 FMAs in K order",
+            fmt::format("{} (MLAS SGEMM; each slice from 0, then added); + bias_f; {}", slice_text(depth_, slice_),
+                        activation_text(act_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
   }
 
  private:

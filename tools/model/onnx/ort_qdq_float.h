@@ -1,7 +1,7 @@
 // ONNX Runtime's arithmetic for a QDQ node group it does not fuse into a QLinear operator (int8
 // activations on x86 at every optimization level; every group at level `disabled`): each
 // DequantizeLinear, the float32 operator, the QuantizeLinear, as ORT's CPU kernels compute them
-// (docs/semantics.md §22.4):
+// (docs/semantics.md §22.5):
 //
 //   x_f = float(x - x_zp) * x_scale                       DequantizeLinear (per tensor / per axis)
 //   y_f = the float32 operator on the x_f                  Conv / MatMul: MLAS SGEMM order, below
@@ -26,7 +26,7 @@ inline constexpr const char* kOrtQdqFloatPreset = "onnxruntime-qdq-float";
 /// Whether `system` is the unfused-QDQ system and the node one whose float32 arithmetic this file
 /// computes (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, MEAN); the other ops of a QDQ
 /// graph compute the same bits under the onnxruntime preset's own formulas (pooling, concatenation,
-/// data movement: docs/semantics.md §22.4).
+/// data movement: docs/semantics.md §22.5).
 bool ort_qdq_float_handles(const Node& node, const System& system);
 
 /// Prepares such a node. Throws cli::ToolError naming the node when it cannot be represented.
