@@ -157,6 +157,13 @@ TEST(OnnxQdqOracle, ConvBitExact) {
       cases.push_back({"QDQ Conv " + t + " depthwise", qdq_conv_model(s)});
     }
     {
+      QdqConvSpec s = spec(true);  // grouped: 3 groups of 4 input channels, 2 filters each
+      s.conv.c = 12;
+      s.conv.group = 3;
+      s.conv.m = 6;
+      cases.push_back({"QDQ Conv " + t + " grouped", qdq_conv_model(s)});
+    }
+    {
       QdqConvSpec s = spec(true);  // 1x1 (MLAS's direct GEMM)
       s.conv.kh = s.conv.kw = 1;
       s.conv.pads = {0, 0, 0, 0};

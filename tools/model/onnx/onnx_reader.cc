@@ -497,13 +497,9 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
     fail(fmt::format("{}: group {} does not fit x's {} channels, w's {} output channels and {} channels per group",
                      label, group, c, m, cpg));
   }
+  // One input channel per group is a depthwise convolution; other groups stay a CONV_2D whose OHWI
+  // filter has C / group input channels (CONV_2D derives the groups from that).
   const bool depthwise = group > 1 && cpg == 1;
-  if (group > 1 && !depthwise) {
-    fail(
-        fmt::format("{}: group {} with {} input channels per group is a grouped convolution; allowed: group 1 or "
-                    "depthwise (group = input channels)",
-                    label, group, cpg));
-  }
   const std::vector<std::int64_t> ks = ints_attribute(
       node, "kernel_shape", 2, {static_cast<std::int64_t>(kh), static_cast<std::int64_t>(kw)}, label, name_);
   if (ks[0] != static_cast<std::int64_t>(kh) || ks[1] != static_cast<std::int64_t>(kw)) {
@@ -1334,7 +1330,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
                     label, node.input_size() > 0 ? node.input(0) : std::string()));
   }
   fail(
-      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
+      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
                   "QLinearConcat / QLinearAveragePool, Flatten / Reshape of their outputs, Constant, and QDQ groups "
                   "(DequantizeLinear -> Conv, MatMul, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
