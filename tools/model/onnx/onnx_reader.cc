@@ -1137,6 +1137,19 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       fail(fmt::format("{}: the {}'s DequantizeLinear is per axis {}; allowed: axis {}", label, role, d.axis, want));
     }
   };
+  // Data movement (MaxPool, Reshape, Flatten): the output quantized like the input (checked values).
+  auto require_same_quantization = [&](const Dequantized& x) {
+    onnx::NodeProto pair;
+    for (const std::string* name : {&x.scale, &x.zero_point, &y_scale, &y_zp}) pair.add_input(*name);
+    DType xt{}, yt{};
+    const bool same =
+        scales(pair, 0, label, "x_scale", 0) == scales(pair, 2, label, "y_scale", 0) &&
+        zero_points(pair, 1, label, "x_zero_point", 0, &xt) == zero_points(pair, 3, label, "y_zero_point", 0, &yt) &&
+        xt == yt;
+    if (!same) {
+      fail(fmt::format("{}: input and output quantized differently; allowed: the same scale and zero point", label));
+    }
+  };
   auto activation_only = [&](const Dequantized& d, const char* role) {
     const auto it = constants_.find(d.scale);
     if (it != constants_.end() && it->second.elements() > 1) {
@@ -1158,29 +1171,30 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       const Dequantized& b = dequantized(node, 2, label);
       // The fused operator adds the int32 bias as it is: its scale must be x_scale * w_scale
       // (what ONNX Runtime's quantizer writes), in float32, per output channel.
-      const Tensor& bs = constants_.at(b.scale);
-      const auto xsc = scales(f, 1, label, "x_scale", 0);
-      const Tensor& wst = constants_.at(w.scale);
-      const std::size_t m = wst.elements();
-      if (bs.dtype != DType::kFloat32 || (bs.elements() != 1 && bs.elements() != m && m != 1)) {
-        fail(fmt::format("{}: the bias's DequantizeLinear scale '{}' does not match W's channels", label, b.scale));
-      }
-      const std::size_t nb = std::max(bs.elements(), m);
-      for (std::size_t c = 0; c < nb; ++c) {
-        float bsv = 0.0f, wsv = 0.0f;
-        std::memcpy(&bsv, bs.bytes.data() + 4 * (bs.elements() == 1 ? 0 : c), 4);
-        std::memcpy(&wsv, wst.bytes.data() + 4 * (m == 1 ? 0 : c), 4);
-        if (bsv != xsc[0] * wsv) {
+      // Validated first: the scales of x and W (W's per output channel), then the bias's.
+      const Tensor& wt = constant_input(f, 3, label, "W");
+      const std::size_t m = wt.shape.empty() ? 1 : wt.shape[0];
+      const std::vector<float> xsc = scales(f, 1, label, "x_scale", 0);
+      const std::vector<float> wsc = scales(f, 4, label, "w_scale", m);
+      onnx::NodeProto bias_q;  // the bias's scale and zero point, for the checked readers
+      bias_q.add_input(b.scale);
+      bias_q.add_input(b.zero_point);
+      const std::vector<float> bsc = scales(bias_q, 0, label, "the bias's scale", m);
+      const Tensor& bz = constant_input(bias_q, 1, label, "the bias's zero point");
+      for (std::size_t c = 0; c < std::max(bsc.size(), wsc.size()); ++c) {
+        const float want = xsc[0] * wsc[wsc.size() == 1 ? 0 : c];
+        const float have = bsc[bsc.size() == 1 ? 0 : c];
+        if (have != want) {
           fail(
               fmt::format("{}: the bias's scale [{}] = {} is not x_scale * w_scale = {}; allowed: the product (ONNX "
                           "Runtime's quantizer writes it)",
-                          label, c, bsv, xsc[0] * wsv));
+                          label, c, have, want));
         }
       }
-      const Tensor& bz = constants_.at(b.zero_point);
       for (std::size_t i = 0; i < bz.elements(); ++i) {
-        if (bz.integer_at(i) != 0)
+        if (bz.integer_at(i) != 0) {
           fail(fmt::format("{}: the bias's zero point is {}; allowed: 0", label, bz.integer_at(i)));
+        }
       }
       f.add_input(b.value);
     }
@@ -1223,10 +1237,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     } else {
       // MAX_POOL_2D: the maximum commutes with the (monotone) dequantization; the output must keep
       // the input's quantization, as ONNX Runtime then drops the Q/DQ pair.
-      if (constants_.at(x.scale).bytes != constants_.at(y_scale).bytes ||
-          constants_.at(x.zero_point).integer_at(0) != constants_.at(y_zp).integer_at(0)) {
-        fail(fmt::format("{}: input and output quantized differently; allowed: the same scale and zero point", label));
-      }
+      require_same_quantization(x);
       read_qlinear_average_pool(f, label, OpKind::kMaxPool2D);
     }
   } else if (op == "Concat") {
@@ -1242,11 +1253,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
   } else {  // Reshape, Flatten: data movement, one quantization on both sides
     const Dequantized& x = dequantized(node, 0, label);
     activation_only(x, "data");
-    const auto xs = constants_.find(x.scale), xz = constants_.find(x.zero_point);
-    if (xs == constants_.end() || xz == constants_.end() || xs->second.bytes != constants_.at(y_scale).bytes ||
-        xz->second.integer_at(0) != constants_.at(y_zp).integer_at(0)) {
-      fail(fmt::format("{}: input and output quantized differently; allowed: the same scale and zero point", label));
-    }
+    require_same_quantization(x);
     f.set_op_type(op);
     f.add_input(x.value);
     for (int i = 1; i < node.input_size(); ++i) f.add_input(node.input(i));
