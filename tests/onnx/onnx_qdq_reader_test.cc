@@ -141,6 +141,12 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
         << error_of(b.bytes());
   }
   {
+    OnnxBuilder b = qdq_builder();  // a Relu without outputs (found by onnx_fuzzer)
+    b.node("Add", {"xf", "xf"}, {"sum"});
+    b.node("Relu", {"sum"}, {});
+    EXPECT_NE(error_of(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << error_of(b.bytes());
+  }
+  {
     QdqConvSpec s;  // a bias scale that is not x_scale * w_scale
     s.conv.per_channel = false;
     const BuiltOnnx m = qdq_conv_model(s);

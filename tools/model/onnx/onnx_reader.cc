@@ -1078,6 +1078,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
   if (computes && q->domain().empty() && (q->op_type() == "Relu" || q->op_type() == "Clip")) {
     const onnx::NodeProto& r = *q;
     const std::string rlabel = fmt::format("{} ({} '{}')", label, r.op_type(), r.name());
+    if (r.output_size() != 1 || r.output(0).empty()) fail(fmt::format("{}: allowed: one output", rlabel));
     if (r.op_type() == "Relu") {
       act = Activation::kRelu;
     } else {
@@ -1190,6 +1191,9 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
                           "Runtime's quantizer writes it)",
                           label, c, have, want));
         }
+      }
+      if (bz.dtype != DType::kInt32) {
+        fail(fmt::format("{}: the bias's zero point is {}; allowed: int32", label, cli::to_string(bz.dtype)));
       }
       for (std::size_t i = 0; i < bz.elements(); ++i) {
         if (bz.integer_at(i) != 0) {
