@@ -27,10 +27,13 @@ BuiltOnnx qdq_conv_model(const QdqConvSpec& s);
 struct QdqMatMulSpec {
   QMatMulSpec mm;
   bool cancelling = false;  ///< as QdqConvSpec::cancelling, along K
+  /// Gemm (transB 1: B stored [n, K], per axis 0) with an int32 bias C through DequantizeLinear
+  /// instead of MatMul.
+  bool gemm = false;
 };
 
 /// a -> DequantizeLinear -> MatMul (b constant through DequantizeLinear, per axis 1 when per_column)
-/// -> QuantizeLinear -> y.
+/// or Gemm (see gemm) -> QuantizeLinear -> y.
 BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& s);
 
 /// a (and b) -> DequantizeLinear -> Add / Mul (s.op "QLinearAdd" / "QLinearMul" names the op) ->

@@ -74,6 +74,18 @@ TEST(OnnxQdqReader, ProfilesRunInt8ConvInFloatAndFuseUint8) {
   EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, only(g, OpKind::kAdd)).preset.name, "onnxruntime-qdq-float");
 }
 
+TEST(OnnxQdqReader, GemmIsAFullyConnectedWithItsBiasThatOrtAlwaysFuses) {
+  QdqMatMulSpec s;
+  s.gemm = true;
+  const Graph g = read_onnx(qdq_matmul_model(s).bytes, "gemm.onnx");
+  const auto& fc = only(g, OpKind::kFullyConnected);
+  ASSERT_EQ(fc.inputs.size(), 3u);
+  ASSERT_GE(fc.inputs[2], 0);
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(fc.inputs[1])].shape, (std::vector<std::size_t>{s.mm.n, 24}));
+  EXPECT_EQ(find_profile("ort-cpu").pick(g, fc).preset.name, "onnxruntime");  // QGemm, int8 too
+  EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, fc).preset.name, "onnxruntime-qdq-float");
+}
+
 TEST(OnnxQdqReader, ResNetModelReadsEveryGroup) {
   const Graph g = read_onnx(qdq_resnet_model(DType::kInt8, 1).bytes, "resnet.onnx");
   for (OpKind op :
@@ -145,6 +157,20 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     b.node("Add", {"xf", "xf"}, {"sum"});
     b.node("Relu", {"sum"}, {});
     EXPECT_NE(error_of(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << error_of(b.bytes());
+  }
+  {
+    QdqMatMulSpec s;  // Gemm with transA 1
+    s.gemm = true;
+    const BuiltOnnx m = qdq_matmul_model(s);
+    onnx::ModelProto model;
+    ASSERT_TRUE(model.ParseFromArray(m.bytes.data(), static_cast<int>(m.bytes.size())));
+    for (onnx::NodeProto& n : *model.mutable_graph()->mutable_node()) {
+      if (n.op_type() == "Gemm") OnnxBuilder::int_attr(n, "transA", 1);
+    }
+    std::vector<std::uint8_t> bytes(model.ByteSizeLong());
+    model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
+    EXPECT_NE(error_of(bytes).find("(Gemm 'mm_node'): transA = 1; allowed: transA 0, transB 0 or 1"), std::string::npos)
+        << error_of(bytes);
   }
   {
     QdqConvSpec s;  // a bias scale that is not x_scale * w_scale

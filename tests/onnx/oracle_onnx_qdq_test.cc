@@ -219,6 +219,11 @@ TEST(OnnxQdqOracle, MatMulBitExact) {
       s.cancelling = true;
       s.mm.seed = seed++;
       cases.push_back({"QDQ MatMul " + t + " cancelling", qdq_matmul_model(s), true});
+      if (rows > 1) {  // Gemm (transB 1, bias C): fused into QGemm at level all for both types
+        s.gemm = true;
+        s.mm.seed = seed++;
+        cases.push_back({"QDQ Gemm " + t + " cancelling", qdq_matmul_model(s), true, /*fused_int8=*/true});
+      }
     }
   }
   run_cases(cases);

@@ -1074,7 +1074,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
   };
   Activation act = Activation::kNone;
   const onnx::NodeProto* q = &only_consumer(node.output(0));
-  const bool computes = op == "Conv" || op == "MatMul" || op == "Add" || op == "Mul";
+  const bool computes = op == "Conv" || op == "MatMul" || op == "Gemm" || op == "Add" || op == "Mul";
   if (computes && q->domain().empty() && (q->op_type() == "Relu" || q->op_type() == "Clip")) {
     const onnx::NodeProto& r = *q;
     const std::string rlabel = fmt::format("{} ({} '{}')", label, r.op_type(), r.name());
@@ -1157,6 +1157,38 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       fail(fmt::format("{}: the {}'s DequantizeLinear is per axis; allowed: per tensor", label, role));
     }
   };
+  // A bias through DequantizeLinear (Conv's B, Gemm's C): the fused operator adds the int32 bias as
+  // it is, so its scale must be x_scale * w_scale (what ONNX Runtime's quantizer writes), in float32,
+  // per output channel (m = w_shape[0]), and its zero point 0. f's inputs x_index and w_index are
+  // the x and W scales (validated here first).
+  auto check_bias = [&](const Dequantized& b, int x_index, int w_index, const std::vector<std::size_t>& w_shape) {
+    const std::size_t m = w_shape.empty() ? 1 : w_shape[0];
+    const std::vector<float> xsc = scales(f, x_index, label, "x_scale", 0);
+    const std::vector<float> wsc = scales(f, w_index, label, "w_scale", m);
+    onnx::NodeProto bias_q;  // the bias's scale and zero point, for the checked readers
+    bias_q.add_input(b.scale);
+    bias_q.add_input(b.zero_point);
+    const std::vector<float> bsc = scales(bias_q, 0, label, "the bias's scale", m);
+    const Tensor& bz = constant_input(bias_q, 1, label, "the bias's zero point");
+    for (std::size_t c = 0; c < std::max(bsc.size(), wsc.size()); ++c) {
+      const float want = xsc[0] * wsc[wsc.size() == 1 ? 0 : c];
+      const float have = bsc[bsc.size() == 1 ? 0 : c];
+      if (have != want) {
+        fail(
+            fmt::format("{}: the bias's scale [{}] = {} is not x_scale * w_scale = {}; allowed: the product (ONNX "
+                        "Runtime's quantizer writes it)",
+                        label, c, have, want));
+      }
+    }
+    if (bz.dtype != DType::kInt32) {
+      fail(fmt::format("{}: the bias's zero point is {}; allowed: int32", label, cli::to_string(bz.dtype)));
+    }
+    for (std::size_t i = 0; i < bz.elements(); ++i) {
+      if (bz.integer_at(i) != 0) {
+        fail(fmt::format("{}: the bias's zero point is {}; allowed: 0", label, bz.integer_at(i)));
+      }
+    }
+  };
   if (op == "Conv") {
     if (node.input_size() < 2 || node.input_size() > 3) fail(fmt::format("{}: allowed: X, W and optional B", label));
     const Dequantized& x = dequantized(node, 0, label);
@@ -1170,36 +1202,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     f.add_input(y_zp);
     if (node.input_size() == 3 && !node.input(2).empty()) {
       const Dequantized& b = dequantized(node, 2, label);
-      // The fused operator adds the int32 bias as it is: its scale must be x_scale * w_scale
-      // (what ONNX Runtime's quantizer writes), in float32, per output channel.
-      // Validated first: the scales of x and W (W's per output channel), then the bias's.
-      const Tensor& wt = constant_input(f, 3, label, "W");
-      const std::size_t m = wt.shape.empty() ? 1 : wt.shape[0];
-      const std::vector<float> xsc = scales(f, 1, label, "x_scale", 0);
-      const std::vector<float> wsc = scales(f, 4, label, "w_scale", m);
-      onnx::NodeProto bias_q;  // the bias's scale and zero point, for the checked readers
-      bias_q.add_input(b.scale);
-      bias_q.add_input(b.zero_point);
-      const std::vector<float> bsc = scales(bias_q, 0, label, "the bias's scale", m);
-      const Tensor& bz = constant_input(bias_q, 1, label, "the bias's zero point");
-      for (std::size_t c = 0; c < std::max(bsc.size(), wsc.size()); ++c) {
-        const float want = xsc[0] * wsc[wsc.size() == 1 ? 0 : c];
-        const float have = bsc[bsc.size() == 1 ? 0 : c];
-        if (have != want) {
-          fail(
-              fmt::format("{}: the bias's scale [{}] = {} is not x_scale * w_scale = {}; allowed: the product (ONNX "
-                          "Runtime's quantizer writes it)",
-                          label, c, have, want));
-        }
-      }
-      if (bz.dtype != DType::kInt32) {
-        fail(fmt::format("{}: the bias's zero point is {}; allowed: int32", label, cli::to_string(bz.dtype)));
-      }
-      for (std::size_t i = 0; i < bz.elements(); ++i) {
-        if (bz.integer_at(i) != 0) {
-          fail(fmt::format("{}: the bias's zero point is {}; allowed: 0", label, bz.integer_at(i)));
-        }
-      }
+      check_bias(b, 1, 4, constant_input(f, 3, label, "W").shape);
       f.add_input(b.value);
     }
     read_qlinear_conv(f, label);
@@ -1215,6 +1218,69 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     f.add_input(y_scale);
     f.add_input(y_zp);
     read_qlinear_matmul(f, label);
+  } else if (op == "Gemm") {
+    // Y = A * B' + C (transA 0, alpha and beta 1): FULLY_CONNECTED with a bias (zeros without C, so
+    // that the node says it came from Gemm: ORT fuses Gemm groups of both types, system.cc).
+    if (node.input_size() < 2 || node.input_size() > 3) fail(fmt::format("{}: allowed: A, B and optional C", label));
+    for (const char* name : {"alpha", "beta"}) {
+      if (const onnx::AttributeProto* at = attribute(node, name); at != nullptr && at->f() != 1.0f) {
+        fail(fmt::format("{}: {} = {}; allowed: 1", label, name, at->f()));
+      }
+    }
+    std::int64_t trans_b = 0;
+    for (const char* name : {"transA", "transB"}) {
+      const onnx::AttributeProto* at = attribute(node, name);
+      const std::int64_t v = at == nullptr ? 0 : at->i();
+      if (v != 0 && (v != 1 || std::string(name) == "transA")) {
+        fail(fmt::format("{}: {} = {}; allowed: transA 0, transB 0 or 1", label, name, v));
+      }
+      if (std::string(name) == "transB") trans_b = v;
+    }
+    const Dequantized& a = dequantized(node, 0, label);
+    Dequantized b = dequantized(node, 1, label);
+    activation_only(a, "A");
+    check_per_axis(b, trans_b == 1 ? 0 : 1, 2, "B");
+    const auto bc = constants_.find(b.value);
+    if (bc == constants_.end() || bc->second.shape.size() != 2) {
+      fail(fmt::format("{}: B '{}' must be a 2-D constant", label, b.value));
+    }
+    const std::size_t units = trans_b == 1 ? bc->second.shape[0] : bc->second.shape[1];
+    if (trans_b == 1) {  // MatMul's b is [K, N]: B [N, K] transposed once, at import
+      const Tensor& src = bc->second;
+      const std::size_t rows = src.shape[0], cols = src.shape[1], es = cli::size_of(src.dtype);
+      Tensor t = cli::make_tensor(src.dtype, {cols, rows});
+      for (std::size_t i = 0; i < rows; ++i) {
+        for (std::size_t j = 0; j < cols; ++j) {
+          std::memcpy(t.bytes.data() + (j * rows + i) * es, src.bytes.data() + (i * cols + j) * es, es);
+        }
+      }
+      b.value += ":transposed";
+      constants_[b.value] = std::move(t);
+    }
+    f.set_op_type("QLinearMatMul");
+    add(a);
+    add(b);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    TensorDef bias;
+    bias.dtype = DType::kInt32;
+    bias.shape = {units};
+    if (node.input_size() == 3 && !node.input(2).empty()) {
+      const Dequantized& c = dequantized(node, 2, label);
+      check_bias(c, 1, 4, {units});
+      const auto cc = constants_.find(c.value);
+      if (cc == constants_.end() || cc->second.dtype != DType::kInt32 || cc->second.shape != bias.shape) {
+        fail(fmt::format("{}: C '{}' must be an int32 constant of shape [{}]", label, c.value, units));
+      }
+      bias.name = c.value;
+      bias.data = cc->second;
+    } else {
+      bias.name = q->output(0) + ":bias";
+      bias.data = cli::make_tensor(DType::kInt32, bias.shape);  // zeros
+    }
+    read_qlinear_matmul(f, label);
+    g_.tensors.push_back(std::move(bias));
+    g_.nodes.back().inputs[2] = static_cast<int>(g_.tensors.size()) - 1;
   } else if (op == "Add" || op == "Mul") {
     if (node.input_size() != 2) fail(fmt::format("{}: allowed: A and B", label));
     const Dequantized& a = dequantized(node, 0, label);
@@ -1304,18 +1370,19 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
     return;
   }
   if (domain.empty() && node.op_type() == "DequantizeLinear") return read_dequantize_linear(node, label);
-  static const std::set<std::string> kQdqOps = {"Conv",        "MatMul",  "Add",    "Mul",     "GlobalAveragePool",
-                                                "AveragePool", "MaxPool", "Concat", "Reshape", "Flatten"};
+  static const std::set<std::string> kQdqOps = {
+      "Conv",        "MatMul",  "Gemm",   "Add",     "Mul",    "GlobalAveragePool",
+      "AveragePool", "MaxPool", "Concat", "Reshape", "Flatten"};
   if (domain.empty() && kQdqOps.count(node.op_type()) != 0 && node.input_size() > 0 &&
       dequantized_.count(node.input(0)) != 0) {
     return read_qdq_group(node, label);
   }
   if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
-    fail(
-        fmt::format("{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Add, Mul, "
-                    "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape or Flatten (Conv, MatMul, Add, Mul: "
-                    "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
-                    label));
+    fail(fmt::format(
+        "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
+        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape or Flatten (Conv, MatMul, Gemm, Add, Mul: "
+        "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
+        label));
   }
   if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
   if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
@@ -1344,7 +1411,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
       fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
                   "QLinearConcat / QLinearAveragePool, Flatten / Reshape of their outputs, Constant, and QDQ groups "
-                  "(DequantizeLinear -> Conv, MatMul, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
+                  "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
                   "Reshape or Flatten -> QuantizeLinear)",
                   label));
 }

@@ -97,6 +97,13 @@ class SliceSum {
     k_ = 0;
     first_slice_ = true;
   }
+  // Starts from an output that already holds `value` (ORT's Gemm copies C into Y, then runs the
+  // SGEMM with beta 1): every slice is added to it.
+  void start_from(float value) {
+    start();
+    total_ = value;
+    first_slice_ = false;
+  }
   void add(float x, float w) {
     slice_acc_ = std::fma(x, w, slice_acc_);
     if (++k_ == slice_) flush();
@@ -287,7 +294,8 @@ class ConvFloat : public PreparedNode {
 };
 
 // FULLY_CONNECTED as ONNX MatMul with a constant b: y[r, j] = sum_k a_f[r, k] * b_f[k, j] (MlasGemm
-// over all leading rows of a).
+// over all leading rows of a); with a bias (read from Gemm's C) the output starts as the bias and
+// each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1).
 class FcFloat : public PreparedNode {
  public:
   FcFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys) {
@@ -305,6 +313,13 @@ class FcFloat : public PreparedNode {
     act_ = n.opts<FullyConnectedOptions>().activation;
     weights_ = float_weights(g, n, 0, units_);
     slice_ = mlas_k_slice(rows_, units_, depth_);
+    if (rows_ == 1 && !weights_.bias.empty()) {
+      // Measured: a one-row Gemm (transB 1) runs MLAS's single-row transposed-B kernel, whose
+      // summation order none of the modelled orders matched (docs/semantics.md §22.5).
+      node_error(g, n,
+                 "a Gemm with one row of A is not reproduced under the unfused-QDQ arithmetic (MLAS's single-row "
+                 "transposed kernel sums in another order); allowed: two or more rows, or a fused profile (ort-cpu)");
+    }
   }
 
   void run(std::vector<Tensor>& values) const override {
@@ -313,13 +328,16 @@ class FcFloat : public PreparedNode {
     SliceSum sum(slice_);
     for (std::size_t r = 0; r < rows_; ++r) {
       for (std::size_t j = 0; j < units_; ++j) {
-        sum.start();
+        if (weights_.bias.empty()) {
+          sum.start();
+        } else {
+          sum.start_from(weights_.bias[j]);
+        }
         for (std::size_t k = 0; k < depth_; ++k) {
           sum.add(dequantize(in.integer_at(r * depth_ + k), x_.scale(0), x_.zero_point(0)),
                   weights_.filter[j * depth_ + k]);
         }
         float v = sum.finish();
-        if (!weights_.bias.empty()) v += weights_.bias[j];
         clamp_activation(act_, &v);
         out.set_integer(r * units_ + j, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
       }
@@ -327,8 +345,10 @@ class FcFloat : public PreparedNode {
   }
 
   std::vector<std::string> describe() const override {
-    return {fmt::format("arithmetic: {}", sys_.name), "ONNX Runtime unfused QDQ MatMul: float32 FMAs in K order",
-            fmt::format("{} (MLAS SGEMM; each slice from 0, then added); + bias_f; {}", slice_text(depth_, slice_),
+    return {fmt::format("arithmetic: {}", sys_.name),
+            weights_.bias.empty() ? "ONNX Runtime unfused QDQ MatMul: float32 FMAs in K order"
+                                  : "ONNX Runtime unfused QDQ Gemm: y_f starts as bias_f, float32 FMAs in K order",
+            fmt::format("{} (MLAS SGEMM; each slice from 0, then added to y_f); {}", slice_text(depth_, slice_),
                         activation_text(act_)),
             "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
   }
