@@ -1,5 +1,6 @@
 // libFuzzer target: the .onnx reader (tools/model/onnx/onnx_reader.h) on arbitrary bytes, then for
-// small models it accepts a run of every node under ORT's two CPU profiles with zero-filled inputs.
+// small models it accepts a run of every node under ORT's CPU profiles (fused and unfused QDQ) with
+// zero-filled inputs.
 // Every failure must be a ToolError naming the model ("fuzz.onnx: ..."); any other exception
 // escapes and is a finding, as is any crash, leak or undefined behaviour (ASan + UBSan).
 #include <cstddef>
@@ -43,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bytes_total += n * qparity::cli::size_of(t.dtype);
   }
   if (bytes_total > (std::size_t{1} << 22) || g.nodes.size() > 64) return 0;
-  for (const char* profile : {"ort-cpu-avx2", "ort-cpu-vnni"}) {
+  for (const char* profile : {"ort-cpu-avx2", "ort-cpu-vnni", "ort-cpu-unfused"}) {
     try {
       const Profile p = find_profile(profile);
       std::vector<System> systems;

@@ -1,6 +1,7 @@
 // The tool on .onnx models, end to end: `run --model m.onnx` (its output equals the in-process
 // reader and runner under the same profile, in ONNX's NCHW layout; every tensor dumped by name),
-// `inspect`, `diff --model` between ORT's profile and another arithmetic, and a malformed .onnx
+// `inspect`, `diff --model` between ORT's profile and another arithmetic, a QDQ-form model under the
+// fused and unfused ORT profiles, and a malformed .onnx
 // (exit 2, one message naming the file, no output written).
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include "model/onnx/onnx_reader.h"
 #include "model/runner.h"
 #include "npy.h"
+#include "onnx_qdq_models.h"
 #include "onnx_test_models.h"
 #include "tool_test_files.h"
 
@@ -81,6 +83,28 @@ TEST(CliOnnx, InspectAndDiff) {
   // saturation of ort-cpu-avx2 on full-range data; the transposes agree.
   EXPECT_TRUE(contains(diff.out, "y_node")) << diff.out;
   EXPECT_TRUE(contains(diff.out, "ort-cpu-avx2 (onnxruntime, pairsat16)")) << diff.out;
+}
+
+// A QDQ-form int8 convolution: ONNX Runtime runs it in float32 at both optimization levels, so
+// ort-cpu and ort-cpu-unfused name the same arithmetic and the model diff between them is zero.
+TEST(CliOnnx, QdqModelUnderTheFusedAndUnfusedProfiles) {
+  qparity_test::QdqConvSpec s;
+  s.activation = "Relu";
+  const qparity_test::BuiltOnnx built = qparity_test::qdq_conv_model(s);
+  const std::string dir = make_temp_dir("onnx");
+  const std::string model = dir + "/qdq.onnx", input = dir + "/x.npy";
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(built.bytes.data()), static_cast<std::streamsize>(built.bytes.size()));
+  qparity::cli::write_npy(input, built.inputs[0]);
+  const CliResult ins = run_cli({"inspect", model, "--a", "ort-cpu", "--b", "onnxruntime"});
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  EXPECT_TRUE(contains(ins.out, "ort-cpu (onnxruntime, unfused QDQ in float32)")) << ins.out;
+  EXPECT_TRUE(contains(ins.out, "float32 FMAs in (channel, ky, kx) order")) << ins.out;
+  const CliResult diff =
+      run_cli({"diff", "--model", model, "--input", input, "--a", "ort-cpu", "--b", "ort-cpu-unfused"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_TRUE(contains(diff.out, "unfused QDQ in float32")) << diff.out;
+  EXPECT_TRUE(contains(diff.out, "No difference")) << diff.out;
 }
 
 TEST(CliOnnx, MalformedOnnxExitsTwoNamingTheFile) {

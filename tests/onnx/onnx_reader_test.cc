@@ -283,8 +283,8 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
   }
   {
     OnnxBuilder b = conv_builder();
-    b.node("Relu", {"x"}, {"y"});
-    EXPECT_NE(error_of(b).find("node 0 (Relu 'y_node'): qparity does not run this operator"), std::string::npos)
+    b.node("Sigmoid", {"x"}, {"y"});
+    EXPECT_NE(error_of(b).find("node 0 (Sigmoid 'y_node'): qparity does not run this operator"), std::string::npos)
         << error_of(b);
   }
   {
@@ -351,15 +351,19 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
         << error_of(b);
   }
   {
-    OnnxBuilder b(13);  // group 2 of 2 channels each: a grouped, not depthwise, convolution
+    OnnxBuilder b(13);  // group 2 of 2 channels each: a grouped CONV_2D (OHWI filter with I = 2)
     b.input("x", DType::kInt8, {1, 4, 3, 3});
     b.output("y", DType::kInt8);
     b.initializer("w", qparity::cli::make_tensor(DType::kInt8, {4, 2, 1, 1}));
     b.scales("s", {0.5f});
     b.zero_points("z", DType::kInt8, {0});
     OnnxBuilder::int_attr(conv_node(b), "group", 2);
-    EXPECT_NE(error_of(b).find("group 2 with 2 input channels per group is a grouped convolution"), std::string::npos)
-        << error_of(b);
+    const Graph g = read_onnx(b.bytes(), "grouped.onnx");
+    ASSERT_EQ(g.nodes.size(), 3u);
+    EXPECT_EQ(g.nodes[1].op, OpKind::kConv2D);
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.nodes[1].inputs[1])].shape, (std::vector<std::size_t>{4, 1, 1, 2}));
+    b.model().mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(3);  // 3 does not divide 4
+    EXPECT_NE(error_of(b).find("group 3 does not fit x's 4 channels"), std::string::npos) << error_of(b);
   }
   {
     OnnxBuilder b = conv_builder();

@@ -156,6 +156,17 @@ std::vector<OrtCase> conv_cases() {
     conv("QLinearConv u8 x s8 per-channel", s, true);
   }
   for (DType x : {kS8, kU8}) {
+    QConvSpec s;  // grouped: 3 groups of 4 input channels, 2 or 4 filters each
+    s.x = x;
+    s.x_zp = x == kU8 ? 128 : 3;
+    s.y_zp = x == kU8 ? 125 : -5;
+    s.c = 12;
+    s.group = 3;
+    s.m = x == kU8 ? 6 : 12;
+    s.seed = 60 + (x == kU8 ? 1 : 0);
+    conv(std::string("QLinearConv grouped ") + (x == kU8 ? "u8" : "s8") + " x s8", s, x == kU8);
+  }
+  for (DType x : {kS8, kU8}) {
     for (DType w : {kS8, kU8}) {
       if (x == kS8 && w == kU8) continue;  // ORT has no s8 x u8 convolution kernel
       QConvSpec s;                         // depthwise, multiplier 1 and 2

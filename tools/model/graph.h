@@ -68,6 +68,9 @@ struct Node {
   /// importer made up (ONNX layout transposes) and formats without one.
   std::size_t file_index = kNoFileIndex;
   static constexpr std::size_t kNoFileIndex = static_cast<std::size_t>(-1);
+  /// Read from an ONNX DequantizeLinear -> operator -> QuantizeLinear group (not a QLinear
+  /// operator): ONNX Runtime runs such a group in float32 where it does not fuse it (system.cc).
+  bool onnx_qdq = false;
 
   /// The options as the op's own type (the op guarantees the type for its kind).
   template <class T>

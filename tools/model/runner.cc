@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "memory_limit.h"
+#include "model/onnx/ort_qdq_float.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -18,8 +19,13 @@ Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
   }
   prepared_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    check_system_fits(graph, graph.nodes[i], systems_[i]);
-    prepared_.push_back(op_of(graph.nodes[i].op).prepare(graph, graph.nodes[i], systems_[i], engine));
+    const Node& node = graph.nodes[i];
+    check_system_fits(graph, node, systems_[i]);
+    // ONNX Runtime's unfused QDQ groups compute in float32 (onnx/ort_qdq_float.h), not with an op's
+    // own quantized kernels.
+    prepared_.push_back(ort_qdq_float_handles(node, systems_[i])
+                            ? prepare_ort_qdq_float(graph, node, systems_[i])
+                            : op_of(node.op).prepare(graph, node, systems_[i], engine));
   }
   // Every tensor gets its storage once; constants keep their data, the rest are overwritten by
   // each run. All of them live at once (the drift report reads any of them), so the whole is

@@ -176,7 +176,27 @@ namespace {
 /// u8-activation x s8-weight convolutions and matrix products accumulate through VPMADDUBSW, each
 /// pair of consecutive K products saturated to int16 (accumulator pairsat16). Depthwise
 /// convolutions (MlasConvDepthwise) and the other type combinations accumulate exactly.
-System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& profile) {
+/// Whether ONNX Runtime (1.30, x86, graph optimization level basic or higher) fuses the QDQ group a
+/// node was read from into its QLinear operator (measured, docs/semantics.md §22.5): Add, Mul and
+/// Gemm always (QLinearAdd / QLinearMul / QGemm), Conv and MatMul with uint8 activations only (on x86 its QDQ
+/// selectors leave int8 ones to the float kernels). The other groups compute the same bits either way.
+bool ort_fuses_qdq(const Graph& g, const Node& n) {
+  if (n.op == OpKind::kAdd || n.op == OpKind::kMul) return true;
+  // Gemm groups (QGemm) too: the reader gives a FULLY_CONNECTED from Gemm a bias, one from MatMul none.
+  if (n.op == OpKind::kFullyConnected && n.inputs.size() > 2 && n.inputs[2] >= 0) return true;
+  return !n.inputs.empty() && n.inputs[0] >= 0 &&
+         g.tensors[static_cast<std::size_t>(n.inputs[0])].dtype == cli::DType::kUint8;
+}
+
+System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& profile, bool fuse_qdq) {
+  if (n.onnx_qdq && !(fuse_qdq && ort_fuses_qdq(g, n))) {
+    // DequantizeLinear, the float32 operator, QuantizeLinear (model/onnx/ort_qdq_float.h).
+    System s = system_of_preset(find_preset("onnxruntime"));
+    s.preset.name = "onnxruntime-qdq-float";
+    s.preset.description = "ONNX Runtime, an unfused QDQ group: dequantize, float32 operator, quantize";
+    s.name = fmt::format("{} (onnxruntime, unfused QDQ in float32)", profile);
+    return s;
+  }
   System s = system_of_preset(find_preset("onnxruntime"));
   s.name = fmt::format("{} (onnxruntime)", profile);
   if (cpu == OrtCpu::kAvx2 && (n.op == OpKind::kConv2D || n.op == OpKind::kFullyConnected) && n.inputs.size() >= 2 &&
@@ -193,13 +213,15 @@ System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& 
   return s;
 }
 
-Profile ort_profile(const std::string& name, const std::string& description, std::function<OrtCpu()> cpu) {
+Profile ort_profile(const std::string& name, const std::string& description, std::function<OrtCpu()> cpu,
+                    bool fuse_qdq = true) {
   Profile p;
   p.name = name;
   p.description = description;
   p.source = "microsoft/onnxruntime onnxruntime/core/mlas/lib/quantize.cpp (MlasRequantizeOutput), "
-             "qgemm_kernel_avx2.cpp (VPMADDUBSW) and the VNNI QGEMM kernels; docs/semantics.md §22";
-  p.pick = [cpu, name](const Graph& g, const Node& n) { return ort_system(g, n, cpu(), name); };
+             "qgemm_kernel_avx2.cpp (VPMADDUBSW) and the VNNI QGEMM kernels; unfused QDQ groups: the float "
+             "kernels (MLAS sgemm.cpp, convolve.cpp, MlasQuantizeLinear); docs/semantics.md §22";
+  p.pick = [cpu, name, fuse_qdq](const Graph& g, const Node& n) { return ort_system(g, n, cpu(), name, fuse_qdq); };
   return p;
 }
 
@@ -210,12 +232,16 @@ const std::vector<Profile>& runtime_profiles() {
       xnnpack_profile(Target::kX86),  xnnpack_profile(Target::kArm),  xnnpack_profile(Target::kWasm),
       builtin_profile(Target::kX86),  builtin_profile(Target::kArm),  builtin_profile(Target::kWasm),
       ort_profile("ort-cpu", "ONNX Runtime's CPU execution provider as it runs on this CPU (ort-cpu-vnni or "
-                  "ort-cpu-avx2, by the CPU's VNNI support)",
+                  "ort-cpu-avx2, by the CPU's VNNI support), graph optimizations on: QDQ groups fused into QLinear "
+                  "operators where ORT fuses them (uint8; Add and Mul), int8 Conv / MatMul groups in float32",
                   [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }),
       ort_profile("ort-cpu-avx2", "ONNX Runtime's CPU execution provider on x86 without VNNI (u8 x s8 products "
                   "summed in int16-saturated pairs)", [] { return OrtCpu::kAvx2; }),
       ort_profile("ort-cpu-vnni", "ONNX Runtime's CPU execution provider on x86 with AVX-VNNI or AVX-512 VNNI "
                   "(exact int32 accumulation)", [] { return OrtCpu::kVnni; }),
+      ort_profile("ort-cpu-unfused", "ONNX Runtime's CPU execution provider with graph optimizations disabled: "
+                  "every QDQ group in float32 (dequantize, float operator, quantize); QLinear operators as ort-cpu",
+                  [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }, /*fuse_qdq=*/false),
   };
   return profiles;
 }

@@ -118,7 +118,23 @@ class Importer {
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
   void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
-  void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label,
+                                 OpKind op = OpKind::kAveragePool2D);
+
+  // QDQ form: a DequantizeLinear's output (an activation or a constant, its scale and zero point
+  // inputs), and the groups DequantizeLinear -> operator [-> Relu / Clip] -> QuantizeLinear read as
+  // the QLinear operator ONNX Runtime fuses them into (read_qdq_group).
+  struct Dequantized {
+    std::string value;       // the quantized value (graph input, node output or constant)
+    std::string scale;       // the scale initializer's name
+    std::string zero_point;  // the zero point's name (a constant made up when the node omits it)
+    std::int64_t axis = 1;   // DequantizeLinear's axis attribute (per-axis scales)
+  };
+  void read_dequantize_linear(const onnx::NodeProto& node, const std::string& label);
+  void read_qdq_group(const onnx::NodeProto& node, const std::string& label);
+  // A zero point's name: input i of a Q/DQ node, or a made-up constant 0 of `dtype`.
+  std::string zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value);
+  const Dequantized& dequantized(const onnx::NodeProto& node, int i, const std::string& label) const;
 
   // The constant named by input i of a node (an initializer or a Constant node's value).
   const Tensor& constant_input(const onnx::NodeProto& node, int i, const std::string& label, const char* role) const;
@@ -143,6 +159,10 @@ class Importer {
   std::map<std::string, Tensor> constants_;  // initializers and Constant node values, read
   std::map<std::string, Value> values_;
   std::set<std::string> graph_outputs_;
+  std::map<std::string, Dequantized> dequantized_;     // DequantizeLinear outputs
+  std::map<std::string, std::vector<int>> consumers_;  // value -> the nodes that read it
+  std::set<int> absorbed_;                             // Relu / Clip / QuantizeLinear read with a group
+  const onnx::GraphProto* graph_ = nullptr;
 };
 
 void Importer::check_opsets(const onnx::ModelProto& model) {
@@ -477,13 +497,9 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
     fail(fmt::format("{}: group {} does not fit x's {} channels, w's {} output channels and {} channels per group",
                      label, group, c, m, cpg));
   }
+  // One input channel per group is a depthwise convolution; other groups stay a CONV_2D whose OHWI
+  // filter has C / group input channels (CONV_2D derives the groups from that).
   const bool depthwise = group > 1 && cpg == 1;
-  if (group > 1 && !depthwise) {
-    fail(
-        fmt::format("{}: group {} with {} input channels per group is a grouped convolution; allowed: group 1 or "
-                    "depthwise (group = input channels)",
-                    label, group, cpg));
-  }
   const std::vector<std::int64_t> ks = ints_attribute(
       node, "kernel_shape", 2, {static_cast<std::int64_t>(kh), static_cast<std::int64_t>(kw)}, label, name_);
   if (ks[0] != static_cast<std::int64_t>(kh) || ks[1] != static_cast<std::int64_t>(kw)) {
@@ -831,14 +847,14 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
 
 // com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view: VALID (no
 // padding) or SAME_UPPER windows, padding not counted (count_include_pad 0), ceil_mode 0.
-void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label) {
+void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label, OpKind op) {
   if (node.input_size() != 5 || node.output_size() != 1) {
     fail(
         fmt::format("{}: {} inputs and {} outputs; allowed: 5 (X, x_scale, x_zero_point, y_scale, y_zero_point) "
                     "and 1",
                     label, node.input_size(), node.output_size()));
   }
-  for (const char* a : {"count_include_pad", "ceil_mode", "channels_last"}) {
+  for (const char* a : {"count_include_pad", "ceil_mode", "channels_last", "storage_order"}) {
     if (const onnx::AttributeProto* at = attribute(node, a)) {
       if (at->i() != 0) fail(fmt::format("{}: {} = {}; allowed: 0", label, a, at->i()));
     }
@@ -877,7 +893,7 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
   yq.scales = scales(node, 3, label, "y_scale", 0);
   yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
-  if (w.padding == Padding::kSame && x_type == DType::kUint8) {
+  if (op == OpKind::kAveragePool2D && w.padding == Padding::kSame && x_type == DType::kUint8) {
     // Measured: ONNX Runtime's uint8 kernel differs by 1 from the float formula on some windows
     // that reach into the padding (docs/semantics.md §22.2); int8 and unpadded windows match.
     fail(
@@ -888,7 +904,7 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
   const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
   Node n;
-  n.op = OpKind::kAveragePool2D;
+  n.op = op;
   n.name = node.name().empty() ? node.output(0) : node.name();
   n.inputs = {x};
   n.outputs = {y};
@@ -976,6 +992,366 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   add_node(std::move(n));
 }
 
+std::string Importer::zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value) {
+  if (i < node.input_size() && !node.input(i).empty()) return node.input(i);
+  // ONNX's default zero point: 0 of the quantized type (uint8 for a QuantizeLinear without one).
+  const std::string name = for_value + ":zero_point";
+  if (constants_.count(name) == 0) {
+    Tensor zero = cli::make_tensor(dtype, {});
+    zero.set_integer(0, 0);
+    constants_.emplace(name, std::move(zero));
+  }
+  return name;
+}
+
+// DequantizeLinear(x, scale[, zero_point]) is read with the operator that uses its output; here it
+// is only recorded. x is a graph input, a QDQ group's output or a constant (weights, bias).
+void Importer::read_dequantize_linear(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 2 || node.input_size() > 3 || node.output_size() != 1 || node.output(0).empty()) {
+    fail(fmt::format("{}: {} inputs and {} outputs; allowed: x, x_scale, optional x_zero_point, and 1 output", label,
+                     node.input_size(), node.output_size()));
+  }
+  const std::string& x = node.input(0);
+  DType dtype{};
+  if (const auto c = constants_.find(x); c != constants_.end()) {
+    dtype = c->second.dtype;
+  } else if (const auto v = values_.find(x); v != values_.end()) {
+    dtype = g_.tensors[static_cast<std::size_t>(v->second.onnx >= 0 ? v->second.onnx : v->second.nhwc)].dtype;
+  } else {
+    fail(fmt::format("{}: input '{}' is neither a graph input, an initializer nor the output of an earlier node", label,
+                     x));
+  }
+  if (dtype != DType::kInt8 && dtype != DType::kUint8 && dtype != DType::kInt32) {
+    fail(fmt::format("{}: x '{}' is {}; allowed: int8, uint8 (int32 for a bias)", label, x, cli::to_string(dtype)));
+  }
+  if (dequantized_.count(node.output(0)) != 0 || values_.count(node.output(0)) != 0) {
+    fail(fmt::format("{}: output '{}' is already defined", label, node.output(0)));
+  }
+  Dequantized d;
+  d.value = x;
+  d.scale = node.input(1);
+  d.zero_point = zero_point_name(node, 2, dtype == DType::kInt32 ? DType::kInt32 : dtype, node.output(0));
+  if (const onnx::AttributeProto* a = attribute(node, "axis")) {
+    if (a->type() != onnx::AttributeProto_AttributeType_INT)
+      fail(fmt::format("{}: attribute axis must be an integer", label));
+    d.axis = a->i();
+  }
+  dequantized_.emplace(node.output(0), d);
+}
+
+const Importer::Dequantized& Importer::dequantized(const onnx::NodeProto& node, int i, const std::string& label) const {
+  if (i >= node.input_size() || node.input(i).empty()) fail(fmt::format("{}: input {} is missing", label, i));
+  const auto it = dequantized_.find(node.input(i));
+  if (it == dequantized_.end()) {
+    fail(
+        fmt::format("{}: input {} '{}' is not the output of a DequantizeLinear; allowed: quantized graphs (each float "
+                    "operator between DequantizeLinear and QuantizeLinear nodes, QDQ form)",
+                    label, i, node.input(i)));
+  }
+  return it->second;
+}
+
+// A QDQ group: DequantizeLinear on each input, the float operator, an optional Relu / Clip(0, 6), one
+// QuantizeLinear. It is read as the QLinear operator ONNX Runtime fuses it into (the same tensors and
+// layouts), its node marked onnx_qdq: ONNX Runtime runs the group in float32 where it does not fuse
+// it (model/onnx/ort_qdq_float.h), and the runtime profiles choose by that mark.
+void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& label) {
+  const std::string& op = node.op_type();
+  if (node.output_size() != 1 || node.output(0).empty()) fail(fmt::format("{}: allowed: one output", label));
+  const onnx::GraphProto& graph = *graph_;
+  // The single consumer of a float value inside the group.
+  auto only_consumer = [&](const std::string& value) -> const onnx::NodeProto& {
+    const auto it = consumers_.find(value);
+    if (it == consumers_.end() || it->second.size() != 1 || graph_outputs_.count(value) != 0) {
+      fail(
+          fmt::format("{}: its float output '{}' must feed exactly one QuantizeLinear (optionally through one Relu "
+                      "or Clip); it has {} consumer(s){}",
+                      label, value, it == consumers_.end() ? 0 : it->second.size(),
+                      graph_outputs_.count(value) != 0 ? " and is a graph output" : ""));
+    }
+    absorbed_.insert(it->second[0]);
+    return graph.node(it->second[0]);
+  };
+  Activation act = Activation::kNone;
+  const onnx::NodeProto* q = &only_consumer(node.output(0));
+  const bool computes = op == "Conv" || op == "MatMul" || op == "Gemm" || op == "Add" || op == "Mul";
+  if (computes && q->domain().empty() && (q->op_type() == "Relu" || q->op_type() == "Clip")) {
+    const onnx::NodeProto& r = *q;
+    const std::string rlabel = fmt::format("{} ({} '{}')", label, r.op_type(), r.name());
+    if (r.output_size() != 1 || r.output(0).empty()) fail(fmt::format("{}: allowed: one output", rlabel));
+    if (r.op_type() == "Relu") {
+      act = Activation::kRelu;
+    } else {
+      auto bound = [&](int i, float* v) {
+        if (i >= r.input_size() || r.input(i).empty()) return false;
+        const Tensor& t = constant_input(r, i, rlabel, i == 1 ? "min" : "max");
+        if (t.dtype != DType::kFloat32 || t.elements() != 1)
+          fail(fmt::format("{}: min / max must be float32 scalars", rlabel));
+        std::memcpy(v, t.bytes.data(), 4);
+        return true;
+      };
+      float lo = 0.0f, hi = 0.0f;
+      const bool has_lo = bound(1, &lo), has_hi = bound(2, &hi);
+      if (has_lo && lo == 0.0f && !has_hi) {
+        act = Activation::kRelu;
+      } else if (has_lo && lo == 0.0f && has_hi && hi == 6.0f) {
+        act = Activation::kRelu6;
+      } else {
+        fail(fmt::format("{}: Clip bounds; allowed: min 0 (Relu) or min 0 and max 6 (Relu6)", rlabel));
+      }
+    }
+    q = &only_consumer(r.output(0));
+  }
+  if (!q->domain().empty() || q->op_type() != "QuantizeLinear") {
+    fail(fmt::format("{}: its output feeds {} '{}'; allowed: a QuantizeLinear (QDQ form){}", label, q->op_type(),
+                     q->name(), computes ? ", optionally after one Relu or Clip(0, 6)" : ""));
+  }
+  const std::string qlabel = fmt::format("{} (its QuantizeLinear '{}')", label, q->name());
+  if (q->input_size() < 2 || q->input_size() > 3 || q->output_size() != 1 || q->output(0).empty()) {
+    fail(fmt::format("{}: allowed: y, y_scale, optional y_zero_point, and 1 output", qlabel));
+  }
+  if (const onnx::AttributeProto* a = attribute(*q, "axis");
+      a != nullptr && constant_input(*q, 1, qlabel, "y_scale").elements() > 1) {
+    fail(fmt::format("{}: per-axis output quantization; allowed: per tensor", qlabel));
+  }
+  // The output's type: the zero point's, uint8 without one.
+  DType y_type = DType::kUint8;
+  if (q->input_size() == 3 && !q->input(2).empty()) y_type = constant_input(*q, 2, qlabel, "y_zero_point").dtype;
+  const std::string y_scale = q->input(1);
+  const std::string y_zp = zero_point_name(*q, 2, y_type, q->output(0));
+
+  // The QLinear operator ONNX Runtime's QDQ fusion makes of the group, with this group's names.
+  onnx::NodeProto f;
+  f.set_name(node.name().empty() ? q->output(0) : node.name());
+  f.add_output(q->output(0));
+  for (const onnx::AttributeProto& a : node.attribute()) *f.add_attribute() = a;
+  auto add = [&](const Dequantized& d) {
+    f.add_input(d.value);
+    f.add_input(d.scale);
+    f.add_input(d.zero_point);
+  };
+  auto check_per_axis = [&](const Dequantized& d, std::int64_t want, std::int64_t rank, const char* role) {
+    const auto it = constants_.find(d.scale);
+    if (it == constants_.end() || it->second.elements() <= 1) return;
+    const std::int64_t axis = d.axis < 0 ? d.axis + rank : d.axis;
+    if (axis != want) {
+      fail(fmt::format("{}: the {}'s DequantizeLinear is per axis {}; allowed: axis {}", label, role, d.axis, want));
+    }
+  };
+  // Data movement (MaxPool, Reshape, Flatten): the output quantized like the input (checked values).
+  auto require_same_quantization = [&](const Dequantized& x) {
+    onnx::NodeProto pair;
+    for (const std::string* name : {&x.scale, &x.zero_point, &y_scale, &y_zp}) pair.add_input(*name);
+    DType xt{}, yt{};
+    const bool same =
+        scales(pair, 0, label, "x_scale", 0) == scales(pair, 2, label, "y_scale", 0) &&
+        zero_points(pair, 1, label, "x_zero_point", 0, &xt) == zero_points(pair, 3, label, "y_zero_point", 0, &yt) &&
+        xt == yt;
+    if (!same) {
+      fail(fmt::format("{}: input and output quantized differently; allowed: the same scale and zero point", label));
+    }
+  };
+  auto activation_only = [&](const Dequantized& d, const char* role) {
+    const auto it = constants_.find(d.scale);
+    if (it != constants_.end() && it->second.elements() > 1) {
+      fail(fmt::format("{}: the {}'s DequantizeLinear is per axis; allowed: per tensor", label, role));
+    }
+  };
+  // A bias through DequantizeLinear (Conv's B, Gemm's C): the fused operator adds the int32 bias as
+  // it is, so its scale must be x_scale * w_scale (what ONNX Runtime's quantizer writes), in float32,
+  // per output channel (m = w_shape[0]), and its zero point 0. f's inputs x_index and w_index are
+  // the x and W scales (validated here first).
+  auto check_bias = [&](const Dequantized& b, int x_index, int w_index, const std::vector<std::size_t>& w_shape) {
+    const std::size_t m = w_shape.empty() ? 1 : w_shape[0];
+    const std::vector<float> xsc = scales(f, x_index, label, "x_scale", 0);
+    const std::vector<float> wsc = scales(f, w_index, label, "w_scale", m);
+    onnx::NodeProto bias_q;  // the bias's scale and zero point, for the checked readers
+    bias_q.add_input(b.scale);
+    bias_q.add_input(b.zero_point);
+    const std::vector<float> bsc = scales(bias_q, 0, label, "the bias's scale", m);
+    const Tensor& bz = constant_input(bias_q, 1, label, "the bias's zero point");
+    for (std::size_t c = 0; c < std::max(bsc.size(), wsc.size()); ++c) {
+      const float want = xsc[0] * wsc[wsc.size() == 1 ? 0 : c];
+      const float have = bsc[bsc.size() == 1 ? 0 : c];
+      if (have != want) {
+        fail(
+            fmt::format("{}: the bias's scale [{}] = {} is not x_scale * w_scale = {}; allowed: the product (ONNX "
+                        "Runtime's quantizer writes it)",
+                        label, c, have, want));
+      }
+    }
+    if (bz.dtype != DType::kInt32) {
+      fail(fmt::format("{}: the bias's zero point is {}; allowed: int32", label, cli::to_string(bz.dtype)));
+    }
+    for (std::size_t i = 0; i < bz.elements(); ++i) {
+      if (bz.integer_at(i) != 0) {
+        fail(fmt::format("{}: the bias's zero point is {}; allowed: 0", label, bz.integer_at(i)));
+      }
+    }
+  };
+  if (op == "Conv") {
+    if (node.input_size() < 2 || node.input_size() > 3) fail(fmt::format("{}: allowed: X, W and optional B", label));
+    const Dequantized& x = dequantized(node, 0, label);
+    const Dequantized& w = dequantized(node, 1, label);
+    activation_only(x, "X");
+    check_per_axis(w, 0, 4, "W");
+    f.set_op_type("QLinearConv");
+    add(x);
+    add(w);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    if (node.input_size() == 3 && !node.input(2).empty()) {
+      const Dequantized& b = dequantized(node, 2, label);
+      check_bias(b, 1, 4, constant_input(f, 3, label, "W").shape);
+      f.add_input(b.value);
+    }
+    read_qlinear_conv(f, label);
+  } else if (op == "MatMul") {
+    if (node.input_size() != 2) fail(fmt::format("{}: allowed: A and B", label));
+    const Dequantized& a = dequantized(node, 0, label);
+    const Dequantized& b = dequantized(node, 1, label);
+    activation_only(a, "A");
+    check_per_axis(b, 1, 2, "B");
+    f.set_op_type("QLinearMatMul");
+    add(a);
+    add(b);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    read_qlinear_matmul(f, label);
+  } else if (op == "Gemm") {
+    // Y = A * B' + C (transA 0, alpha and beta 1): FULLY_CONNECTED with a bias (zeros without C, so
+    // that the node says it came from Gemm: ORT fuses Gemm groups of both types, system.cc).
+    if (node.input_size() < 2 || node.input_size() > 3) fail(fmt::format("{}: allowed: A, B and optional C", label));
+    for (const char* name : {"alpha", "beta"}) {
+      if (const onnx::AttributeProto* at = attribute(node, name); at != nullptr && at->f() != 1.0f) {
+        fail(fmt::format("{}: {} = {}; allowed: 1", label, name, at->f()));
+      }
+    }
+    std::int64_t trans_b = 0;
+    for (const char* name : {"transA", "transB"}) {
+      const onnx::AttributeProto* at = attribute(node, name);
+      const std::int64_t v = at == nullptr ? 0 : at->i();
+      if (v != 0 && (v != 1 || std::string(name) == "transA")) {
+        fail(fmt::format("{}: {} = {}; allowed: transA 0, transB 0 or 1", label, name, v));
+      }
+      if (std::string(name) == "transB") trans_b = v;
+    }
+    const Dequantized& a = dequantized(node, 0, label);
+    Dequantized b = dequantized(node, 1, label);
+    activation_only(a, "A");
+    check_per_axis(b, trans_b == 1 ? 0 : 1, 2, "B");
+    const auto bc = constants_.find(b.value);
+    if (bc == constants_.end() || bc->second.shape.size() != 2) {
+      fail(fmt::format("{}: B '{}' must be a 2-D constant", label, b.value));
+    }
+    const std::size_t units = trans_b == 1 ? bc->second.shape[0] : bc->second.shape[1];
+    if (trans_b == 1) {  // MatMul's b is [K, N]: B [N, K] transposed once, at import
+      const Tensor& src = bc->second;
+      const std::size_t rows = src.shape[0], cols = src.shape[1], es = cli::size_of(src.dtype);
+      Tensor t = cli::make_tensor(src.dtype, {cols, rows});
+      for (std::size_t i = 0; i < rows; ++i) {
+        for (std::size_t j = 0; j < cols; ++j) {
+          std::memcpy(t.bytes.data() + (j * rows + i) * es, src.bytes.data() + (i * cols + j) * es, es);
+        }
+      }
+      b.value += ":transposed";
+      constants_[b.value] = std::move(t);
+    }
+    f.set_op_type("QLinearMatMul");
+    add(a);
+    add(b);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    TensorDef bias;
+    bias.dtype = DType::kInt32;
+    bias.shape = {units};
+    if (node.input_size() == 3 && !node.input(2).empty()) {
+      const Dequantized& c = dequantized(node, 2, label);
+      check_bias(c, 1, 4, {units});
+      const auto cc = constants_.find(c.value);
+      if (cc == constants_.end() || cc->second.dtype != DType::kInt32 || cc->second.shape != bias.shape) {
+        fail(fmt::format("{}: C '{}' must be an int32 constant of shape [{}]", label, c.value, units));
+      }
+      bias.name = c.value;
+      bias.data = cc->second;
+    } else {
+      bias.name = q->output(0) + ":bias";
+      bias.data = cli::make_tensor(DType::kInt32, bias.shape);  // zeros
+    }
+    read_qlinear_matmul(f, label);
+    g_.tensors.push_back(std::move(bias));
+    g_.nodes.back().inputs[2] = static_cast<int>(g_.tensors.size()) - 1;
+  } else if (op == "Add" || op == "Mul") {
+    if (node.input_size() != 2) fail(fmt::format("{}: allowed: A and B", label));
+    const Dequantized& a = dequantized(node, 0, label);
+    const Dequantized& b = dequantized(node, 1, label);
+    activation_only(a, "A");
+    activation_only(b, "B");
+    f.set_op_type(op == "Add" ? "QLinearAdd" : "QLinearMul");
+    add(a);
+    add(b);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    read_qlinear_binary(f, label, op == "Add" ? OpKind::kAdd : OpKind::kMul);
+  } else if (op == "GlobalAveragePool" || op == "AveragePool" || op == "MaxPool") {
+    if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "X");
+    add(x);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    if (op == "GlobalAveragePool") {
+      read_qlinear_global_average_pool(f, label);
+    } else if (op == "AveragePool") {
+      read_qlinear_average_pool(f, label);
+    } else {
+      // MAX_POOL_2D: the maximum commutes with the (monotone) dequantization; the output must keep
+      // the input's quantization, as ONNX Runtime then drops the Q/DQ pair.
+      require_same_quantization(x);
+      read_qlinear_average_pool(f, label, OpKind::kMaxPool2D);
+    }
+  } else if (op == "Concat") {
+    f.set_op_type("QLinearConcat");
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    for (int i = 0; i < node.input_size(); ++i) {
+      const Dequantized& x = dequantized(node, i, label);
+      activation_only(x, "input");
+      add(x);
+    }
+    read_qlinear_concat(f, label);
+  } else {  // Reshape, Flatten: data movement, one quantization on both sides
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "data");
+    require_same_quantization(x);
+    f.set_op_type(op);
+    f.add_input(x.value);
+    for (int i = 1; i < node.input_size(); ++i) f.add_input(node.input(i));
+    read_reshape(f, label, op == "Flatten");
+  }
+  g_.nodes.back().onnx_qdq = true;
+  if (act != Activation::kNone) {
+    Node& n = g_.nodes.back();
+    if (n.op == OpKind::kConv2D) {
+      auto o = std::make_shared<Conv2DOptions>(n.opts<Conv2DOptions>());
+      o->activation = act;
+      n.options = o;
+    } else if (n.op == OpKind::kDepthwiseConv2D) {
+      auto o = std::make_shared<DepthwiseConv2DOptions>(n.opts<DepthwiseConv2DOptions>());
+      o->activation = act;
+      n.options = o;
+    } else if (n.op == OpKind::kFullyConnected) {
+      auto o = std::make_shared<FullyConnectedOptions>(n.opts<FullyConnectedOptions>());
+      o->activation = act;
+      n.options = o;
+    } else {
+      auto o = std::make_shared<ElementwiseOptions>(n.opts<ElementwiseOptions>());
+      o->activation = act;
+      n.options = o;
+    }
+  }
+}
+
 void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   const std::string label =
@@ -992,6 +1368,21 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
     }
     constants_.emplace(node.output(0), read_tensor_proto(a->t(), label + " value"));
     return;
+  }
+  if (domain.empty() && node.op_type() == "DequantizeLinear") return read_dequantize_linear(node, label);
+  static const std::set<std::string> kQdqOps = {
+      "Conv",        "MatMul",  "Gemm",   "Add",     "Mul",    "GlobalAveragePool",
+      "AveragePool", "MaxPool", "Concat", "Reshape", "Flatten"};
+  if (domain.empty() && kQdqOps.count(node.op_type()) != 0 && node.input_size() > 0 &&
+      dequantized_.count(node.input(0)) != 0) {
+    return read_qdq_group(node, label);
+  }
+  if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
+    fail(fmt::format(
+        "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
+        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape or Flatten (Conv, MatMul, Gemm, Add, Mul: "
+        "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
+        label));
   }
   if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
   if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
@@ -1010,11 +1401,18 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain == "com.microsoft" && node.op_type() == "QLinearAveragePool") {
     return read_qlinear_average_pool(node, label);
   }
+  if (domain.empty() && kQdqOps.count(node.op_type()) != 0) {
+    fail(
+        fmt::format("{}: input '{}' is a float value that no DequantizeLinear produced; qparity reads float "
+                    "operators only between DequantizeLinear and QuantizeLinear nodes (QDQ form)",
+                    label, node.input_size() > 0 ? node.input(0) : std::string()));
+  }
   fail(
-      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D, group 1 or depthwise), "
+      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
                   "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
-                  "QLinearConcat, "
-                  "Flatten / Reshape of their outputs, Constant",
+                  "QLinearConcat / QLinearAveragePool, Flatten / Reshape of their outputs, Constant, and QDQ groups "
+                  "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
+                  "Reshape or Flatten -> QuantizeLinear)",
                   label));
 }
 
@@ -1038,7 +1436,16 @@ Graph Importer::read(const onnx::ModelProto& model) {
   }
   for (int i = 0; i < graph.output_size(); ++i) graph_outputs_.insert(graph.output(i).name());
   read_inputs(graph);
-  for (int i = 0; i < graph.node_size(); ++i) read_node(graph.node(i), static_cast<std::size_t>(i));
+  graph_ = &graph;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    for (const std::string& in : graph.node(i).input()) {
+      std::vector<int>& c = consumers_[in];
+      if (c.empty() || c.back() != i) c.push_back(i);
+    }
+  }
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (absorbed_.count(i) == 0) read_node(graph.node(i), static_cast<std::size_t>(i));
+  }
   if (graph.output_size() == 0) fail("the graph has no outputs");
   for (int i = 0; i < graph.output_size(); ++i) {
     const std::string& out = graph.output(i).name();

@@ -1,0 +1,337 @@
+#include "onnx_qdq_models.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "onnx_builder.h"
+
+namespace qparity_test {
+
+using qparity::cli::DType;
+using qparity::cli::Tensor;
+
+namespace {
+
+Tensor random_tensor(std::mt19937& rng, DType dtype, std::vector<std::size_t> shape, std::int64_t lo, std::int64_t hi) {
+  Tensor t = qparity::cli::make_tensor(dtype, std::move(shape));
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  for (std::size_t i = 0; i < t.elements(); ++i) t.set_integer(i, d(rng));
+  return t;
+}
+
+std::vector<float> spread_scales(std::mt19937& rng, float base, std::size_t n) {
+  std::uniform_real_distribution<float> d(0.5f, 1.5f);
+  std::vector<float> out(n);
+  for (float& s : out) s = base * d(rng);
+  return out;
+}
+
+// Adds the scale and zero point initializers `<value>_dq_s`, `<value>_dq_z` and a DequantizeLinear of
+// `value` (axis when per axis); returns the float output's name.
+std::string dq(OnnxBuilder& b, const std::string& value, DType t, const std::vector<float>& scales,
+               const std::vector<std::int64_t>& zps, std::int64_t axis = 1) {
+  b.scales(value + "_dq_s", scales);
+  b.zero_points(value + "_dq_z", t, zps);
+  onnx::NodeProto& n = b.node("DequantizeLinear", {value, value + "_dq_s", value + "_dq_z"}, {value + "_f"});
+  if (scales.size() > 1) OnnxBuilder::int_attr(n, "axis", axis);
+  return value + "_f";
+}
+
+// A QuantizeLinear of float `value` to `out` (scale `<out>_s`, zero point `<out>_z`).
+void q(OnnxBuilder& b, const std::string& value, const std::string& out, DType t, float scale, std::int64_t zp) {
+  b.scales(out + "_s", {scale});
+  b.zero_points(out + "_z", t, {zp});
+  b.node("QuantizeLinear", {value, out + "_s", out + "_z"}, {out});
+}
+
+// Relu, or Clip(0, 6) with its bounds as float initializers; returns the output's name.
+std::string activation(OnnxBuilder& b, const std::string& kind, const std::string& value) {
+  if (kind.empty()) return value;
+  if (kind == "Relu") {
+    b.node("Relu", {value}, {value + "_relu"});
+    return value + "_relu";
+  }
+  Tensor lo = qparity::cli::make_tensor(DType::kFloat32, {}), hi = qparity::cli::make_tensor(DType::kFloat32, {});
+  const float zero = 0.0f, six = 6.0f;
+  std::memcpy(lo.bytes.data(), &zero, 4);
+  std::memcpy(hi.bytes.data(), &six, 4);
+  b.initializer(value + "_lo", lo);
+  b.initializer(value + "_hi", hi);
+  b.node("Clip", {value, value + "_lo", value + "_hi"}, {value + "_clip"});
+  return value + "_clip";
+}
+
+}  // namespace
+
+BuiltOnnx qdq_conv_model(const QdqConvSpec& spec) {
+  const QConvSpec& s = spec.conv;
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  b.input("x", s.x, {s.n, s.c, s.h, s.wd});
+  b.output("y", s.x);
+  const std::size_t cpg = s.c / s.group;
+  const bool u8w = s.w == DType::kUint8;
+  const std::int64_t lo = u8w && s.w_lo < 0 ? 0 : s.w_lo, hi = u8w && s.w_hi == 127 ? 255 : s.w_hi;
+  Tensor w = random_tensor(rng, s.w, {s.m, cpg, s.kh, s.kw}, lo, hi);
+  const std::size_t taps = s.kh * s.kw;
+  if (spec.cancelling) {  // w[o, c + C/2] = -w[o, c], one in 40 off by one
+    std::uniform_int_distribution<int> off(-40, 40);
+    for (std::size_t o = 0; o < s.m; ++o) {
+      for (std::size_t c = 0; c < cpg / 2; ++c) {
+        for (std::size_t t = 0; t < taps; ++t) {
+          const std::int64_t v = w.integer_at((o * cpg + c) * taps + t);
+          const int d = off(rng);
+          const std::int64_t neg = -v + (d == 40 ? 1 : d == -40 ? -1 : 0);
+          w.set_integer((o * cpg + c + cpg / 2) * taps + t,
+                        std::max<std::int64_t>(lo, std::min<std::int64_t>(hi, neg)));
+        }
+      }
+    }
+  }
+  b.initializer("w", w);
+  const std::vector<float> ws = s.per_channel ? spread_scales(rng, s.w_scale, s.m) : std::vector<float>{s.w_scale};
+  const std::string xf = dq(b, "x", s.x, {s.x_scale}, {s.x_zp});
+  const std::string wf = dq(b, "w", s.w, ws, std::vector<std::int64_t>(ws.size(), s.w_zp), 0);
+  std::vector<std::string> inputs{xf, wf};
+  if (s.bias) {
+    b.initializer("B", random_tensor(rng, DType::kInt32, {s.m}, -20000, 20000));
+    std::vector<float> bs;
+    for (float v : ws) bs.push_back(s.x_scale * v);  // ONNX Runtime's quantizer: x_scale * w_scale
+    b.scales("B_s", bs);
+    // The zero point has the scale's shape (a scalar for a scalar scale).
+    b.initializer(
+        "B_z", qparity::cli::make_tensor(
+                   DType::kInt32, bs.size() == 1 ? std::vector<std::size_t>{} : std::vector<std::size_t>{bs.size()}));
+    onnx::NodeProto& bn = b.node("DequantizeLinear", {"B", "B_s", "B_z"}, {"B_f"});
+    if (bs.size() > 1) OnnxBuilder::int_attr(bn, "axis", 0);
+    inputs.push_back("B_f");
+  }
+  onnx::NodeProto& n = b.node("Conv", inputs, {"conv"});
+  OnnxBuilder::ints(n, "kernel_shape", {static_cast<std::int64_t>(s.kh), static_cast<std::int64_t>(s.kw)});
+  OnnxBuilder::ints(n, "strides", {static_cast<std::int64_t>(s.stride), static_cast<std::int64_t>(s.stride)});
+  OnnxBuilder::ints(n, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
+  OnnxBuilder::ints(n, "pads", s.pads);
+  if (s.group != 1) OnnxBuilder::int_attr(n, "group", static_cast<std::int64_t>(s.group));
+  q(b, activation(b, spec.activation, "conv"), "y", s.x, s.y_scale, s.y_zp);
+  BuiltOnnx out;
+  out.label =
+      fmt::format("QDQ Conv {}x{} c{} m{} k{}x{} group {} stride {} {}{}{} seed {}", qparity::cli::to_string(s.x),
+                  qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group, s.stride,
+                  s.per_channel ? "per-channel" : "per-tensor", spec.activation.empty() ? "" : " + " + spec.activation,
+                  spec.cancelling ? " cancelling" : "", s.seed);
+  out.bytes = b.bytes();
+  const bool full = s.x_lo == -1 && s.x_hi == -1;
+  Tensor x = random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, full ? qparity::cli::dtype_min(s.x) : s.x_lo,
+                           full ? qparity::cli::dtype_max(s.x) : s.x_hi);
+  if (spec.cancelling) {  // channel c + C/2 repeats channel c
+    const std::size_t plane = s.h * s.wd;
+    for (std::size_t bi = 0; bi < s.n; ++bi) {
+      for (std::size_t c = 0; c < s.c / 2; ++c) {
+        for (std::size_t p = 0; p < plane; ++p) {
+          x.set_integer((bi * s.c + c + s.c / 2) * plane + p, x.integer_at((bi * s.c + c) * plane + p));
+        }
+      }
+    }
+  }
+  out.inputs.push_back(std::move(x));
+  return out;
+}
+
+BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
+  const QMatMulSpec& s = spec.mm;
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  const std::size_t k = s.a_shape.back();
+  b.input("a", s.a, s.a_shape);
+  b.output("y", s.a);
+  const bool u8b = s.b == DType::kUint8;
+  const std::int64_t lo = u8b && s.b_lo < 0 ? 0 : s.b_lo, hi = u8b && s.b_hi == 127 ? 255 : s.b_hi;
+  Tensor w = random_tensor(rng, s.b, {k, s.n}, lo, hi);
+  if (spec.cancelling) {  // row k + K/2 = -row k, one in 40 off by one
+    std::uniform_int_distribution<int> off(-40, 40);
+    for (std::size_t i = 0; i < k / 2; ++i) {
+      for (std::size_t j = 0; j < s.n; ++j) {
+        const int d = off(rng);
+        const std::int64_t neg = -w.integer_at(i * s.n + j) + (d == 40 ? 1 : d == -40 ? -1 : 0);
+        w.set_integer((i + k / 2) * s.n + j, std::max<std::int64_t>(lo, std::min<std::int64_t>(hi, neg)));
+      }
+    }
+  }
+  if (spec.gemm) {  // Gemm's B with transB 1 is [n, K]
+    Tensor t = qparity::cli::make_tensor(s.b, {s.n, k});
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < s.n; ++j) t.set_integer(j * k + i, w.integer_at(i * s.n + j));
+    }
+    w = std::move(t);
+  }
+  b.initializer("b", w);
+  const std::vector<float> bs = s.per_column ? spread_scales(rng, s.b_scale, s.n) : std::vector<float>{s.b_scale};
+  const std::string af = dq(b, "a", s.a, {s.a_scale}, {s.a_zp});
+  const std::string bf = dq(b, "b", s.b, bs, std::vector<std::int64_t>(bs.size(), s.b_zp), spec.gemm ? 0 : 1);
+  if (spec.gemm) {
+    b.initializer("C", random_tensor(rng, DType::kInt32, {s.n}, -300, 300));
+    std::vector<float> cs;
+    for (std::size_t j = 0; j < s.n; ++j) cs.push_back(s.a_scale * bs[bs.size() == 1 ? 0 : j]);
+    b.scales("C_s", cs);
+    b.initializer("C_z", qparity::cli::make_tensor(DType::kInt32, {s.n}));
+    onnx::NodeProto& cn = b.node("DequantizeLinear", {"C", "C_s", "C_z"}, {"C_f"});
+    OnnxBuilder::int_attr(cn, "axis", 0);
+    onnx::NodeProto& g = b.node("Gemm", {af, bf, "C_f"}, {"mm"});
+    OnnxBuilder::int_attr(g, "transB", 1);
+  } else {
+    b.node("MatMul", {af, bf}, {"mm"});
+  }
+  q(b, "mm", "y", s.a, s.y_scale, s.y_zp);
+  BuiltOnnx out;
+  out.label =
+      fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? "Gemm" : "MatMul", qparity::cli::to_string(s.a),
+                  qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
+                  s.per_column ? "per-column" : "per-tensor", spec.cancelling ? " cancelling" : "", s.seed);
+  out.bytes = b.bytes();
+  Tensor a = random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a));
+  if (spec.cancelling) {
+    const std::size_t rows = a.elements() / k;
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t i = 0; i < k / 2; ++i) a.set_integer(r * k + i + k / 2, a.integer_at(r * k + i));
+    }
+  }
+  out.inputs.push_back(std::move(a));
+  return out;
+}
+
+BuiltOnnx qdq_binary_model(const QMulSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  const std::int64_t lo = qparity::cli::dtype_min(s.t), hi = qparity::cli::dtype_max(s.t);
+  b.input("a", s.t, s.shape);
+  if (s.b_scalar) {
+    b.initializer("b", random_tensor(rng, s.t, {1}, lo, hi));
+  } else {
+    b.input("b", s.t, s.shape);
+  }
+  b.output("y", s.t);
+  const std::string op = s.op == "QLinearAdd" ? "Add" : "Mul";
+  const std::string af = dq(b, "a", s.t, {s.a_scale}, {s.a_zp});
+  const std::string bf = dq(b, "b", s.t, {s.b_scale}, {s.b_zp});
+  b.node(op, {af, bf}, {"c"});
+  q(b, "c", "y", s.t, s.c_scale, s.c_zp);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ {} {} {} {} scales {}/{}/{} seed {}", op, qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.b_scalar ? "scalar b" : "b input", s.a_scale, s.b_scale,
+                          s.c_scale, s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));
+  if (!s.b_scalar) out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));
+  return out;
+}
+
+BuiltOnnx qdq_pool_model(const QdqPoolSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  b.input("x", s.t, s.shape);
+  b.output("y", s.t);
+  const std::string xf = dq(b, "x", s.t, {s.x_scale}, {s.x_zp});
+  onnx::NodeProto& n = b.node(s.op, {xf}, {"p"});
+  if (s.op != "GlobalAveragePool") {
+    OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
+    OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
+  }
+  const bool same = s.op == "MaxPool";
+  q(b, "p", "y", s.t, same ? s.x_scale : s.y_scale, same ? s.x_zp : s.y_zp);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ {} {} {} k{} s{} seed {}", s.op, qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
+  return out;
+}
+
+BuiltOnnx qdq_concat_model(DType t, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  OnnxBuilder b;
+  const bool u8 = t == DType::kUint8;
+  const std::int64_t lo = qparity::cli::dtype_min(t), hi = qparity::cli::dtype_max(t);
+  b.input("a", t, {1, 3, 5, 6});
+  b.input("b", t, {1, 4, 5, 6});
+  b.output("y", t);
+  const float ys = 0.04f;
+  const std::int64_t yz = u8 ? 125 : -2;
+  const std::string af = dq(b, "a", t, {u8 ? 0.031f : ys}, {u8 ? 130 : yz});
+  const std::string bf = dq(b, "b", t, {u8 ? 0.057f : ys}, {u8 ? 118 : yz});
+  onnx::NodeProto& n = b.node("Concat", {af, bf}, {"cat"});
+  OnnxBuilder::int_attr(n, "axis", 1);
+  q(b, "cat", "y", t, ys, yz);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ Concat {} seed {}", qparity::cli::to_string(t), seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, t, {1, 3, 5, 6}, lo, hi));
+  out.inputs.push_back(random_tensor(rng, t, {1, 4, 5, 6}, lo, hi));
+  return out;
+}
+
+BuiltOnnx qdq_resnet_model(DType act, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  OnnxBuilder b;
+  const bool u8 = act == DType::kUint8;
+  const std::int64_t z = u8 ? 128 : 0;
+  b.input("x", act, {1, 16, 12, 12});
+  b.output("y", act);
+  // Each quantized value's scale and zero point, as its QuantizeLinear wrote it.
+  struct Qv {
+    float s;
+    std::int64_t z;
+  };
+  const Qv x{0.05f, z}, c1{0.08f, u8 ? 0 : -128}, c2{0.1f, z + 2}, r{0.09f, u8 ? 0 : -128}, g{0.03f, z + 3},
+      y{0.02f, z - 1};
+  auto conv = [&](const std::string& in, const Qv& inq, const std::string& p, const Qv& outq, bool relu) {
+    b.initializer(p + "w", random_tensor(rng, DType::kInt8, {16, 16, 3, 3}, -127, 127));
+    const std::vector<float> ws = spread_scales(rng, 0.004f, 16);
+    const std::string xf = dq(b, in, act, {inq.s}, {inq.z});
+    const std::string wf = dq(b, p + "w", DType::kInt8, ws, std::vector<std::int64_t>(16, 0), 0);
+    b.initializer(p + "b", random_tensor(rng, DType::kInt32, {16}, -2000, 2000));
+    std::vector<float> bs;
+    for (float v : ws) bs.push_back(inq.s * v);
+    b.scales(p + "b_s", bs);
+    b.initializer(p + "b_z", qparity::cli::make_tensor(DType::kInt32, {16}));
+    onnx::NodeProto& bn = b.node("DequantizeLinear", {p + "b", p + "b_s", p + "b_z"}, {p + "b_f"});
+    OnnxBuilder::int_attr(bn, "axis", 0);
+    onnx::NodeProto& n = b.node("Conv", {xf, wf, p + "b_f"}, {p + "f"});
+    OnnxBuilder::ints(n, "kernel_shape", {3, 3});
+    OnnxBuilder::ints(n, "pads", {1, 1, 1, 1});
+    q(b, activation(b, relu ? "Relu" : "", p + "f"), p + "y", act, outq.s, outq.z);
+  };
+  // Each consumer gets its own DequantizeLinear, as ONNX Runtime's quantizer writes them.
+  conv("x", x, "c1_", c1, true);
+  conv("c1_y", c1, "c2_", c2, false);
+  b.node("DequantizeLinear", {"x", "x_dq_s", "x_dq_z"}, {"x_f2"});
+  const std::string sf = dq(b, "c2_y", act, {c2.s}, {c2.z});
+  b.node("Add", {sf, "x_f2"}, {"add"});
+  q(b, activation(b, "Relu", "add"), "r", act, r.s, r.z);
+  const std::string rf = dq(b, "r", act, {r.s}, {r.z});
+  onnx::NodeProto& mp = b.node("MaxPool", {rf}, {"mp"});
+  OnnxBuilder::ints(mp, "kernel_shape", {2, 2});
+  OnnxBuilder::ints(mp, "strides", {2, 2});
+  q(b, "mp", "m", act, r.s, r.z);
+  const std::string mf = dq(b, "m", act, {r.s}, {r.z});
+  b.node("GlobalAveragePool", {mf}, {"gap"});
+  q(b, "gap", "g", act, g.s, g.z);
+  const std::string gf = dq(b, "g", act, {g.s}, {g.z});
+  b.node("Flatten", {gf}, {"flat"});
+  q(b, "flat", "f", act, g.s, g.z);
+  const std::string ff = dq(b, "f", act, {g.s}, {g.z});
+  b.initializer("fc_w", random_tensor(rng, DType::kInt8, {16, 10}, -127, 127));
+  const std::string fw = dq(b, "fc_w", DType::kInt8, {0.01f}, {0});
+  b.node("MatMul", {ff, fw}, {"fc"});
+  q(b, "fc", "y", act, y.s, y.z);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ ResNet block + head {} seed {}", qparity::cli::to_string(act), seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(
+      random_tensor(rng, act, {1, 16, 12, 12}, qparity::cli::dtype_min(act), qparity::cli::dtype_max(act)));
+  return out;
+}
+
+}  // namespace qparity_test

@@ -1,0 +1,66 @@
+// QDQ-form ONNX test models (DequantizeLinear -> float operator -> QuantizeLinear, as ONNX Runtime's
+// quantization tools write them) with seeded weights and inputs, for the oracle tests (ONNX Runtime
+// vs qparity at both graph optimization levels) and the reader tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onnx_test_models.h"
+
+namespace qparity_test {
+
+struct QdqConvSpec {
+  QConvSpec conv;          ///< shapes, types, scales, zero points, seed (auto_pad unused: pads)
+  std::string activation;  ///< "", "Relu" or "Clip6" between the Conv and its QuantizeLinear
+  /// Inputs and weights built so that most products cancel (channel c + C/2 repeats channel c, its
+  /// weights negated, a few off by one): the float32 sums then depend on their order, which tells
+  /// ONNX Runtime's summation order from others.
+  bool cancelling = false;
+};
+
+/// x [n, c, h, wd] -> DequantizeLinear -> Conv (W, B through DequantizeLinear; W per axis 0 when
+/// per_channel) [-> Relu / Clip] -> QuantizeLinear -> y.
+BuiltOnnx qdq_conv_model(const QdqConvSpec& s);
+
+struct QdqMatMulSpec {
+  QMatMulSpec mm;
+  bool cancelling = false;  ///< as QdqConvSpec::cancelling, along K
+  /// Gemm (transB 1: B stored [n, K], per axis 0) with an int32 bias C through DequantizeLinear
+  /// instead of MatMul.
+  bool gemm = false;
+};
+
+/// a -> DequantizeLinear -> MatMul (b constant through DequantizeLinear, per axis 1 when per_column)
+/// or Gemm (see gemm) -> QuantizeLinear -> y.
+BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& s);
+
+/// a (and b) -> DequantizeLinear -> Add / Mul (s.op "QLinearAdd" / "QLinearMul" names the op) ->
+/// QuantizeLinear -> y; b a graph input or a one-element constant.
+BuiltOnnx qdq_binary_model(const QMulSpec& s);
+
+struct QdqPoolSpec {
+  std::string op = "GlobalAveragePool";  ///< or "AveragePool", "MaxPool"
+  qparity::cli::DType t = qparity::cli::DType::kInt8;
+  std::vector<std::size_t> shape{1, 8, 9, 7};
+  std::int64_t k = 3, stride = 2;          ///< AveragePool / MaxPool, no padding
+  float x_scale = 0.05f, y_scale = 0.03f;  ///< MaxPool: y_scale = x_scale
+  std::int64_t x_zp = 3, y_zp = -4;
+  std::uint64_t seed = 1;
+};
+
+/// x -> DequantizeLinear -> pool -> QuantizeLinear -> y.
+BuiltOnnx qdq_pool_model(const QdqPoolSpec& s);
+
+/// Two inputs [1, 3, 5, 6] and [1, 4, 5, 6], each through DequantizeLinear (own quantization for
+/// uint8, the output's for int8), Concat along C, QuantizeLinear.
+BuiltOnnx qdq_concat_model(qparity::cli::DType t, std::uint64_t seed);
+
+/// A ResNet-shaped QDQ model with seeded per-channel weights: x [1, 16, 12, 12] -> 3x3 conv + Relu
+/// -> 3x3 conv -> Add with x (the skip connection) + Relu -> MaxPool 2x2 -> GlobalAveragePool ->
+/// Flatten -> MatMul (16 -> 10) -> y [1, 10], every operator between DequantizeLinear and
+/// QuantizeLinear nodes. Activations `act`, weights int8.
+BuiltOnnx qdq_resnet_model(qparity::cli::DType act, std::uint64_t seed);
+
+}  // namespace qparity_test

@@ -1,0 +1,196 @@
+// The .onnx reader on QDQ-form models: which ops the DequantizeLinear -> operator -> QuantizeLinear
+// groups become (the QLinear operator ONNX Runtime fuses them into, marked onnx_qdq, a Relu or
+// Clip(0, 6) folded in), which system each ONNX Runtime profile gives them, and clear errors naming
+// the node for the patterns qparity does not read.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <stdexcept>
+#include "model/onnx/onnx_reader.h"
+
+#include "model/ops/conv_common.h"
+#include "model/ops/elementwise.h"
+#include "model/system.h"
+#include "onnx_builder.h"
+#include "onnx_qdq_models.h"
+#include "tool_error.h"
+
+namespace qparity_test {
+namespace {
+
+using qparity::cli::DType;
+using qparity::cli::ToolError;
+using qparity::model::find_profile;
+using qparity::model::Graph;
+using qparity::model::OpKind;
+using qparity::model::read_onnx;
+
+std::string error_of(const std::vector<std::uint8_t>& bytes) {
+  try {
+    read_onnx(bytes, "m.onnx");
+  } catch (const ToolError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const qparity::model::Node& only(const Graph& g, OpKind op) {
+  for (const auto& n : g.nodes) {
+    if (n.op == op) return n;
+  }
+  throw std::runtime_error("no such node");
+}
+
+TEST(OnnxQdqReader, ConvGroupBecomesAMarkedConvWithItsActivation) {
+  QdqConvSpec s;
+  s.activation = "Clip6";
+  const Graph g = read_onnx(qdq_conv_model(s).bytes, "conv.onnx");
+  ASSERT_EQ(g.nodes.size(), 3u);  // TRANSPOSE, CONV_2D, TRANSPOSE
+  const auto& conv = g.nodes[1];
+  EXPECT_EQ(conv.op, OpKind::kConv2D);
+  EXPECT_TRUE(conv.onnx_qdq);
+  EXPECT_EQ(conv.opts<qparity::model::Conv2DOptions>().activation, qparity::Activation::kRelu6);
+  EXPECT_FALSE(g.nodes[0].onnx_qdq);
+  const auto& y = g.tensors[static_cast<std::size_t>(conv.outputs[0])];
+  EXPECT_EQ(y.quant.scales, std::vector<float>{s.conv.y_scale});
+  EXPECT_EQ(y.quant.zero_point(), s.conv.y_zp);
+}
+
+TEST(OnnxQdqReader, ProfilesRunInt8ConvInFloatAndFuseUint8) {
+  for (DType t : {DType::kInt8, DType::kUint8}) {
+    QdqConvSpec s;
+    s.conv.x = t;
+    s.conv.x_zp = t == DType::kUint8 ? 128 : 0;
+    s.conv.y_zp = t == DType::kUint8 ? 128 : 0;
+    const Graph g = read_onnx(qdq_conv_model(s).bytes, "conv.onnx");
+    const std::string fused = find_profile("ort-cpu").pick(g, g.nodes[1]).preset.name;
+    EXPECT_EQ(fused, t == DType::kUint8 ? "onnxruntime" : "onnxruntime-qdq-float");
+    EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, g.nodes[1]).preset.name, "onnxruntime-qdq-float");
+  }
+  QMulSpec m;  // ORT fuses int8 Add / Mul groups too
+  m.op = "QLinearAdd";
+  const Graph g = read_onnx(qdq_binary_model(m).bytes, "add.onnx");
+  EXPECT_EQ(find_profile("ort-cpu").pick(g, only(g, OpKind::kAdd)).preset.name, "onnxruntime");
+  EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, only(g, OpKind::kAdd)).preset.name, "onnxruntime-qdq-float");
+}
+
+TEST(OnnxQdqReader, GemmIsAFullyConnectedWithItsBiasThatOrtAlwaysFuses) {
+  QdqMatMulSpec s;
+  s.gemm = true;
+  const Graph g = read_onnx(qdq_matmul_model(s).bytes, "gemm.onnx");
+  const auto& fc = only(g, OpKind::kFullyConnected);
+  ASSERT_EQ(fc.inputs.size(), 3u);
+  ASSERT_GE(fc.inputs[2], 0);
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(fc.inputs[1])].shape, (std::vector<std::size_t>{s.mm.n, 24}));
+  EXPECT_EQ(find_profile("ort-cpu").pick(g, fc).preset.name, "onnxruntime");  // QGemm, int8 too
+  EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, fc).preset.name, "onnxruntime-qdq-float");
+}
+
+TEST(OnnxQdqReader, ResNetModelReadsEveryGroup) {
+  const Graph g = read_onnx(qdq_resnet_model(DType::kInt8, 1).bytes, "resnet.onnx");
+  for (OpKind op :
+       {OpKind::kConv2D, OpKind::kAdd, OpKind::kMaxPool2D, OpKind::kMean, OpKind::kReshape, OpKind::kFullyConnected}) {
+    EXPECT_TRUE(only(g, op).onnx_qdq) << static_cast<int>(op);
+  }
+  EXPECT_EQ(only(g, OpKind::kAdd).opts<qparity::model::ElementwiseOptions>().activation, qparity::Activation::kRelu);
+}
+
+// A minimal QDQ model to break: x -> DequantizeLinear -> <op> -> QuantizeLinear -> y.
+OnnxBuilder qdq_builder() {
+  OnnxBuilder b;
+  b.input("x", DType::kInt8, {1, 2, 3, 3});
+  b.output("y", DType::kInt8);
+  b.scales("s", {0.5f});
+  b.zero_points("z", DType::kInt8, {0});
+  b.node("DequantizeLinear", {"x", "s", "z"}, {"xf"});
+  return b;
+}
+
+TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
+  {
+    OnnxBuilder b = qdq_builder();  // a float operator whose input no DequantizeLinear made
+    b.input("f", DType::kFloat32, {1, 2, 3, 3});
+    b.node("Add", {"f", "xf"}, {"sum"});
+    b.node("QuantizeLinear", {"sum", "s", "z"}, {"y"});
+    EXPECT_NE(error_of(b.bytes()).find("node 1 (Add 'sum_node'): input 'f' is a float value that no DequantizeLinear "
+                                       "produced"),
+              std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // the operator's output is not quantized
+    b.node("MaxPool", {"xf"}, {"y"});
+    EXPECT_NE(error_of(b.bytes()).find("node 1 (MaxPool 'y_node'): its float output 'y' must feed exactly one "
+                                       "QuantizeLinear"),
+              std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // a float operator between the group's operator and its QuantizeLinear
+    b.node("Add", {"xf", "xf"}, {"sum"});
+    b.node("Sigmoid", {"sum"}, {"sig"});
+    b.node("QuantizeLinear", {"sig", "s", "z"}, {"y"});
+    EXPECT_NE(error_of(b.bytes()).find("node 1 (Add 'sum_node'): its output feeds Sigmoid 'sig_node'; allowed: a "
+                                       "QuantizeLinear"),
+              std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // a QuantizeLinear of a float graph input
+    b.input("f", DType::kFloat32, {1, 2, 3, 3});
+    b.node("QuantizeLinear", {"f", "s", "z"}, {"y"});
+    EXPECT_NE(error_of(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group"), std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // MaxPool requantizing
+    b.scales("s2", {0.25f});
+    onnx::NodeProto& n = b.node("MaxPool", {"xf"}, {"p"});
+    OnnxBuilder::ints(n, "kernel_shape", {2, 2});
+    b.node("QuantizeLinear", {"p", "s2", "z"}, {"y"});
+    EXPECT_NE(error_of(b.bytes()).find("node 1 (MaxPool 'p_node'): input and output quantized differently"),
+              std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // a Relu without outputs (found by onnx_fuzzer)
+    b.node("Add", {"xf", "xf"}, {"sum"});
+    b.node("Relu", {"sum"}, {});
+    EXPECT_NE(error_of(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << error_of(b.bytes());
+  }
+  {
+    QdqMatMulSpec s;  // Gemm with transA 1
+    s.gemm = true;
+    const BuiltOnnx m = qdq_matmul_model(s);
+    onnx::ModelProto model;
+    ASSERT_TRUE(model.ParseFromArray(m.bytes.data(), static_cast<int>(m.bytes.size())));
+    for (onnx::NodeProto& n : *model.mutable_graph()->mutable_node()) {
+      if (n.op_type() == "Gemm") OnnxBuilder::int_attr(n, "transA", 1);
+    }
+    std::vector<std::uint8_t> bytes(model.ByteSizeLong());
+    model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
+    EXPECT_NE(error_of(bytes).find("(Gemm 'mm_node'): transA = 1; allowed: transA 0, transB 0 or 1"), std::string::npos)
+        << error_of(bytes);
+  }
+  {
+    QdqConvSpec s;  // a bias scale that is not x_scale * w_scale
+    s.conv.per_channel = false;
+    const BuiltOnnx m = qdq_conv_model(s);
+    onnx::ModelProto model;
+    ASSERT_TRUE(model.ParseFromArray(m.bytes.data(), static_cast<int>(m.bytes.size())));
+    for (onnx::TensorProto& t : *model.mutable_graph()->mutable_initializer()) {
+      if (t.name() == "B_s") {
+        float v = 0.0f;
+        std::memcpy(&v, t.raw_data().data(), 4);
+        v *= 2.0f;
+        t.set_raw_data(std::string(reinterpret_cast<const char*>(&v), 4));
+      }
+    }
+    std::vector<std::uint8_t> bytes(model.ByteSizeLong());
+    model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
+    EXPECT_NE(error_of(bytes).find("(Conv 'conv_node'): the bias's scale [0]"), std::string::npos) << error_of(bytes);
+  }
+}
+
+}  // namespace
+}  // namespace qparity_test

@@ -1,0 +1,312 @@
+// QDQ-form ONNX models (DequantizeLinear -> operator -> QuantizeLinear) in the real ONNX Runtime
+// (npm onnxruntime-node, CPU execution provider, one thread) against qparity's reader and runner:
+// at graph optimization level `all` under profile ort-cpu (uint8 groups fused into QLinear
+// operators, int8 groups in float32), at level `disabled` under ort-cpu-unfused (every group in
+// float32), element by element. Contrasts show each comparison can fail: rows built to part the
+// arithmetics (cancelling sums, exact halves) must get elements wrong under the other arithmetic
+// (the onnxruntime preset's QLinear formulas for a float32 group, ort-cpu-unfused for a fused one).
+// Label oracle; fails (never skips) without node or the npm package.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "model/node_map.h"
+#include "model/onnx/onnx_reader.h"
+#include "model/runner.h"
+#include "onnx_qdq_models.h"
+#include "oracle_tally.h"
+#include "ort_runner.h"
+
+namespace qparity_test {
+namespace {
+
+using qparity::cli::DType;
+using qparity::cli::Tensor;
+
+constexpr DType kS8 = DType::kInt8;
+constexpr DType kU8 = DType::kUint8;
+
+struct QdqCase {
+  std::string op;  ///< tally row
+  BuiltOnnx model;
+  bool parts = false;       ///< built to part the float32 and the QLinear arithmetic: the contrast must differ
+  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul)
+};
+
+std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
+                                const std::string& profile) {
+  using namespace qparity::model;
+  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
+  runner.run(inputs);
+  return runner.outputs();
+}
+
+std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
+  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
+    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
+             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
+             qparity::cli::shape_text(ours.shape);
+    return std::max(ort.elements(), ours.elements());
+  }
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < ort.elements(); ++i) {
+    if (ort.integer_at(i) != ours.integer_at(i)) {
+      if (n == 0) {
+        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
+                 std::to_string(ours.integer_at(i));
+      }
+      ++n;
+    }
+  }
+  return n;
+}
+
+// Where ORT fuses the case's groups (level all: uint8 activations, and Add / Mul of either type)
+// the contrast is the float32 arithmetic, else the QLinear one.
+void run_cases(const std::vector<QdqCase>& cases) {
+  std::map<std::string, std::size_t> contrast_wrong, contrast_elements;
+  for (const char* opt : {"all", "disabled"}) {
+    const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
+    std::vector<OrtJob> jobs;
+    for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+    std::string setup_error;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
+    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(setup_error.empty()) << setup_error;
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const QdqCase& c = cases[i];
+      const OrtResult& r = results[i];
+      if (!r.ok) {
+        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
+        continue;
+      }
+      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
+      ASSERT_EQ(ours.size(), r.outputs.size()) << c.model.label;
+      std::size_t bad = 0, elements = 0;
+      for (std::size_t k = 0; k < ours.size(); ++k) {
+        std::string first;
+        bad += mismatches(r.outputs[k], ours[k], &first);
+        elements += ours[k].elements();
+        if (!first.empty())
+          ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << first;
+      }
+      tally(c.op, std::string("ORT opt ") + opt, profile, elements, bad);
+      total += elements;
+      const bool fused = std::string(opt) == "all" && (c.model.inputs[0].dtype == kU8 || c.fused_int8);
+      const std::string other = fused ? "ort-cpu-unfused" : "onnxruntime";
+      const std::vector<Tensor> theirs = run_qparity(g, c.model.inputs, other);
+      std::size_t wrong = 0;
+      for (std::size_t k = 0; k < theirs.size(); ++k) {
+        std::string first;
+        wrong += mismatches(r.outputs[k], theirs[k], &first);
+      }
+      tally(c.op, std::string("ORT opt ") + opt, other + " (contrast)", elements, wrong);
+      if (c.parts) {
+        contrast_wrong[c.op + " / opt " + opt + " / " + other] += wrong;
+        contrast_elements[c.op + " / opt " + opt + " / " + other] += elements;
+      }
+    }
+    std::printf("ORT opt %s: %zu models, %zu elements compared, ORT batch %.2f s\n", opt, cases.size(), total, ort_s);
+  }
+  for (const auto& [row, wrong] : contrast_wrong) {
+    EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT on all " << contrast_elements[row]
+                         << " elements, so this comparison could not fail";
+  }
+}
+
+TEST(OnnxQdqOracle, ConvBitExact) {
+  std::vector<QdqCase> cases;
+  std::uint64_t seed = 500;
+  for (DType x : {kS8, kU8}) {
+    const std::string t = x == kU8 ? "u8" : "s8";
+    auto spec = [&](bool per_channel) {
+      QdqConvSpec s;
+      s.conv.x = x;
+      s.conv.x_zp = x == kU8 ? 128 : 3;
+      s.conv.y_zp = x == kU8 ? 120 : -5;
+      s.conv.per_channel = per_channel;
+      s.conv.seed = seed++;
+      return s;
+    };
+    for (bool pc : {false, true})
+      cases.push_back({"QDQ Conv " + t + (pc ? " per-channel" : " per-tensor"), qdq_conv_model(spec(pc))});
+    for (const char* act : {"Relu", "Clip6"}) {
+      QdqConvSpec s = spec(true);
+      s.activation = act;
+      s.conv.y_scale = 0.03f;
+      cases.push_back({"QDQ Conv " + t + " + " + act, qdq_conv_model(s)});
+    }
+    {
+      QdqConvSpec s = spec(true);  // saturation
+      s.conv.y_scale = 0.004f;
+      cases.push_back({"QDQ Conv " + t + " saturation", qdq_conv_model(s)});
+    }
+    {
+      QdqConvSpec s = spec(true);  // depthwise, multiplier 1 and 2
+      s.conv.c = 6;
+      s.conv.group = 6;
+      s.conv.m = 12;
+      cases.push_back({"QDQ Conv " + t + " depthwise", qdq_conv_model(s)});
+      s.conv.m = 6;
+      s.conv.seed = seed++;
+      cases.push_back({"QDQ Conv " + t + " depthwise", qdq_conv_model(s)});
+    }
+    {
+      QdqConvSpec s = spec(true);  // grouped: 3 groups of 4 input channels, 2 filters each
+      s.conv.c = 12;
+      s.conv.group = 3;
+      s.conv.m = 6;
+      cases.push_back({"QDQ Conv " + t + " grouped", qdq_conv_model(s)});
+    }
+    {
+      QdqConvSpec s = spec(true);  // 1x1 (MLAS's direct GEMM)
+      s.conv.kh = s.conv.kw = 1;
+      s.conv.pads = {0, 0, 0, 0};
+      s.conv.c = 12;
+      cases.push_back({"QDQ Conv " + t + " 1x1", qdq_conv_model(s)});
+    }
+    // Cancelling sums: K = 144 (one MLAS K slice of 128 and one of 16), K = 576 (slices of 256:
+    // N = 36 doubles the slice twice), K = 160 with 1x1 and N = 100 (a direct GEMM).
+    for (const auto& [c, h, k] :
+         {std::tuple<std::size_t, std::size_t, std::size_t>{16, 10, 3}, {64, 6, 3}, {160, 10, 1}}) {
+      QdqConvSpec s = spec(true);
+      s.cancelling = true;
+      s.conv.c = c;
+      s.conv.h = s.conv.wd = h;
+      s.conv.kh = s.conv.kw = k;
+      s.conv.pads = k == 1 ? std::vector<std::int64_t>{0, 0, 0, 0} : std::vector<std::int64_t>{1, 1, 1, 1};
+      s.conv.y_scale = 0.0002f;
+      s.conv.w_lo = -127;
+      s.conv.bias = false;  // a bias would move most outputs into saturation
+      cases.push_back({"QDQ Conv " + t + " cancelling", qdq_conv_model(s), true});
+    }
+  }
+  run_cases(cases);
+}
+
+TEST(OnnxQdqOracle, MatMulBitExact) {
+  std::vector<QdqCase> cases;
+  std::uint64_t seed = 600;
+  for (DType a : {kS8, kU8}) {
+    const std::string t = a == kU8 ? "u8" : "s8";
+    for (bool pc : {false, true}) {
+      QdqMatMulSpec s;
+      s.mm.a = a;
+      s.mm.a_zp = a == kU8 ? 128 : 3;
+      s.mm.y_zp = a == kU8 ? 128 : -5;
+      s.mm.per_column = pc;
+      s.mm.seed = seed++;
+      cases.push_back({"QDQ MatMul " + t + (pc ? " per-column" : " per-tensor"), qdq_matmul_model(s)});
+    }
+    // Cancelling sums: one row (MLAS's single-row kernel, no K slices) and 24 rows with K = 300,
+    // N = 16 (slices of 1024: one) and K = 300, N = 200 (slices of 128).
+    for (const auto& [rows, k, n] :
+         {std::tuple<std::size_t, std::size_t, std::size_t>{1, 300, 16}, {24, 300, 16}, {4, 300, 200}}) {
+      QdqMatMulSpec s;
+      s.mm.a = a;
+      s.mm.a_zp = a == kU8 ? 128 : 3;
+      s.mm.y_zp = a == kU8 ? 128 : -5;
+      s.mm.per_column = true;
+      s.mm.a_shape = {rows, k};
+      s.mm.n = n;
+      s.mm.y_scale = 0.0002f;
+      s.mm.b_lo = -127;
+      s.cancelling = true;
+      s.mm.seed = seed++;
+      cases.push_back({"QDQ MatMul " + t + " cancelling", qdq_matmul_model(s), true});
+      if (rows > 1) {  // Gemm (transB 1, bias C): fused into QGemm at level all for both types
+        s.gemm = true;
+        s.mm.seed = seed++;
+        cases.push_back({"QDQ Gemm " + t + " cancelling", qdq_matmul_model(s), true, /*fused_int8=*/true});
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+TEST(OnnxQdqOracle, AddMulBitExact) {
+  std::vector<QdqCase> cases;
+  std::uint64_t seed = 700;
+  for (DType t : {kS8, kU8}) {
+    for (const char* op : {"QLinearAdd", "QLinearMul"}) {
+      for (bool scalar : {false, true}) {
+        for (int v = 0; v < 2; ++v) {
+          QMulSpec s;
+          s.op = op;
+          s.t = t;
+          s.b_scalar = scalar;
+          const bool add = std::string(op) == "QLinearAdd";
+          if (v == 1) {  // exact halves (add) / saturation (mul)
+            s.a_scale = add ? 0.5f : 0.05f;
+            s.b_scale = add ? 0.25f : 0.03f;
+            s.c_scale = add ? 1.0f : 0.013f;
+          } else {
+            s.c_scale = add ? 0.07f : 0.2f;
+          }
+          if (t == kU8) {
+            s.a_zp = 128;
+            s.b_zp = 120;
+            s.c_zp = 131;
+          }
+          s.seed = seed++;
+          cases.push_back(
+              {std::string("QDQ ") + (add ? "Add " : "Mul ") + (t == kU8 ? "u8" : "s8") + (scalar ? " scalar b" : ""),
+               qdq_binary_model(s), add && !scalar, /*fused_int8=*/true});
+        }
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+TEST(OnnxQdqOracle, PoolConcatBitExact) {
+  std::vector<QdqCase> cases;
+  std::uint64_t seed = 800;
+  for (DType t : {kS8, kU8}) {
+    const std::string ts = t == kU8 ? "u8" : "s8";
+    for (const char* op : {"GlobalAveragePool", "AveragePool", "MaxPool"}) {
+      QdqPoolSpec s;
+      s.op = op;
+      s.t = t;
+      if (t == kU8) {
+        s.x_zp = 128;
+        s.y_zp = 120;
+      }
+      s.seed = seed++;
+      cases.push_back({std::string("QDQ ") + op + " " + ts, qdq_pool_model(s)});
+    }
+    {
+      // 4x4 images, x_scale = y_scale = 0.5: sums = 8 mod 16 are exact halves, rounded to even by
+      // both ORT formulas (the fused integer one and the float one agree on them).
+      QdqPoolSpec s;
+      s.t = t;
+      s.shape = {2, 24, 4, 4};
+      s.x_scale = s.y_scale = 0.5f;
+      s.x_zp = t == kU8 ? 128 : -3;
+      s.y_zp = t == kU8 ? 120 : 4;
+      s.seed = seed++;
+      cases.push_back({"QDQ GlobalAveragePool " + ts + " ties", qdq_pool_model(s)});
+    }
+    cases.push_back({"QDQ Concat " + ts, qdq_concat_model(t, seed++)});
+  }
+  run_cases(cases);
+}
+
+// A ResNet-shaped QDQ model: conv + Relu, conv, skip-connection Add + Relu, MaxPool,
+// GlobalAveragePool, Flatten, MatMul; its 10 outputs per seed.
+TEST(OnnxQdqOracle, ResNetModelBitExact) {
+  std::vector<QdqCase> cases;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    cases.push_back({"QDQ ResNet block + head s8", qdq_resnet_model(kS8, seed)});
+    cases.push_back({"QDQ ResNet block + head u8", qdq_resnet_model(kU8, seed)});
+  }
+  run_cases(cases);
+}
+
+}  // namespace
+}  // namespace qparity_test

@@ -1,0 +1,488 @@
+#include "model/onnx/ort_qdq_float.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "model/ops/conv_common.h"
+#include "model/ops/elementwise.h"
+#include "tool_error.h"
+
+namespace qparity::model {
+namespace {
+
+// An 8-bit tensor's affine parameters per index of its quantized axis (one entry when per tensor).
+struct Affine {
+  std::vector<float> scales;
+  std::vector<std::int32_t> zero_points;
+  float scale(std::size_t i) const { return scales.size() == 1 ? scales[0] : scales[i]; }
+  std::int32_t zero_point(std::size_t i) const { return zero_points.size() == 1 ? zero_points[0] : zero_points[i]; }
+};
+
+Affine affine_of(const TensorDef& t) {
+  Affine a;
+  a.scales = t.quant.scales;
+  for (std::size_t i = 0; i < t.quant.scales.size(); ++i) {
+    a.zero_points.push_back(static_cast<std::int32_t>(t.quant.zero_point(i)));
+  }
+  if (a.zero_points.empty()) a.zero_points.push_back(0);
+  return a;
+}
+
+// ONNX Runtime's DequantizeLinear: float(x - zero_point) * scale, one float32 rounding.
+float dequantize(std::int64_t q, float scale, std::int32_t zero_point) {
+  return static_cast<float>(static_cast<std::int32_t>(q) - zero_point) * scale;
+}
+
+// The clamp a fused activation applies to y_f (ONNX Relu, Clip(0, 6)).
+void clamp_activation(Activation a, float* y) {
+  switch (a) {
+    case Activation::kNone:
+      return;
+    case Activation::kRelu:
+      *y = std::max(*y, 0.0f);
+      return;
+    case Activation::kRelu6:
+      *y = std::min(std::max(*y, 0.0f), 6.0f);
+      return;
+    case Activation::kReluN1To1:
+      *y = std::min(std::max(*y, -1.0f), 1.0f);
+      return;
+  }
+}
+
+// ONNX Runtime's QuantizeLinear (MLAS MlasQuantizeLinear): y / scale in float32, clamped to the
+// type's range less the zero point (a NaN becomes the lower bound, as MAXPS returns its second
+// operand), converted with round half to even, plus the zero point.
+std::int64_t quantize(float y, float scale, std::int32_t zero_point, DType t) {
+  const auto lo = static_cast<float>(cli::dtype_min(t) - zero_point);
+  const auto hi = static_cast<float>(cli::dtype_max(t) - zero_point);
+  float v = y / scale;
+  v = v > lo ? v : lo;
+  v = v < hi ? v : hi;
+  return static_cast<std::int64_t>(std::nearbyint(v)) + zero_point;
+}
+
+// MLAS's K slice for an SGEMM with n columns and k depth (MlasSgemmOperation, MlasConvOperation):
+// 128, doubled each time the N stride (128) halves while N stride / 2 >= n and N stride > 16, when
+// n < k. A single-row GEMM (MLAS's M1 kernels) sums K in one slice.
+std::size_t mlas_k_slice(std::size_t rows, std::size_t n, std::size_t k) {
+  if (rows == 1) return k == 0 ? 1 : k;
+  std::size_t stride_n = 128, stride_k = 128;
+  if (n < k) {
+    while (stride_n > 16 && stride_n / 2 >= n) {
+      stride_k *= 2;
+      stride_n /= 2;
+    }
+  }
+  return stride_k;
+}
+
+// "K = 144 in slices of 128" / "K = 18 in one slice" for describe().
+std::string slice_text(std::size_t k, std::size_t slice) {
+  return slice >= k ? fmt::format("K = {} in one slice", k) : fmt::format("K = {} in slices of {}", k, slice);
+}
+
+// One output of the float32 GEMM: the products of `taps` (x_f, w_f pairs in K order; a padded tap
+// has x_f = 0 and adds nothing) summed with FMAs, each K slice from zero and added to the total.
+class SliceSum {
+ public:
+  explicit SliceSum(std::size_t slice) : slice_(slice) {}
+  void start() {
+    total_ = 0.0f;
+    slice_acc_ = 0.0f;
+    k_ = 0;
+    first_slice_ = true;
+  }
+  // Starts from an output that already holds `value` (ORT's Gemm copies C into Y, then runs the
+  // SGEMM with beta 1): every slice is added to it.
+  void start_from(float value) {
+    start();
+    total_ = value;
+    first_slice_ = false;
+  }
+  void add(float x, float w) {
+    slice_acc_ = std::fma(x, w, slice_acc_);
+    if (++k_ == slice_) flush();
+  }
+  void skip() {  // a padded tap: an FMA of 0 leaves the slice's sum as it is
+    if (++k_ == slice_) flush();
+  }
+  float finish() {
+    if (k_ != 0) flush();
+    return total_;
+  }
+
+ private:
+  void flush() {
+    total_ = first_slice_ ? slice_acc_ : total_ + slice_acc_;
+    first_slice_ = false;
+    slice_acc_ = 0.0f;
+    k_ = 0;
+  }
+  std::size_t slice_;
+  float total_ = 0.0f, slice_acc_ = 0.0f;
+  std::size_t k_ = 0;
+  bool first_slice_ = true;
+};
+
+std::size_t count_of(const std::vector<std::size_t>& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;  // validated shapes: no overflow
+  return n;
+}
+
+// The dequantized filter and bias of a conv-like node, in the node's filter layout.
+struct FloatWeights {
+  std::vector<float> filter;
+  std::vector<float> bias;  // empty: none
+};
+
+FloatWeights float_weights(const Graph& g, const Node& n, std::size_t channel_dim, std::size_t channels) {
+  const TensorDef& in = input_def(g, n, 0);
+  const TensorDef& f = input_def(g, n, 1);
+  if (!f.constant() || (has_input(n, 2) && !input_def(g, n, 2).constant())) {
+    node_error(g, n, "the filter and bias must be constants under the unfused-QDQ arithmetic");
+  }
+  const Affine fa = affine_of(f);
+  FloatWeights w;
+  const Tensor& fd = *f.data;
+  w.filter.resize(fd.elements());
+  std::size_t inner = 1;
+  for (std::size_t d = channel_dim + 1; d < f.shape.size(); ++d) inner *= f.shape[d];
+  for (std::size_t i = 0; i < fd.elements(); ++i) {
+    const std::size_t c = (i / inner) % f.shape[channel_dim];
+    w.filter[i] = dequantize(fd.integer_at(i), fa.scale(c), fa.zero_point(c));
+  }
+  if (has_input(n, 2)) {
+    const TensorDef& b = input_def(g, n, 2);
+    const Tensor& bd = *b.data;
+    const Affine xa = affine_of(in);
+    w.bias.resize(channels);
+    for (std::size_t c = 0; c < channels; ++c) {
+      // The bias's own DequantizeLinear scale (the reader keeps it); x_scale * w_scale otherwise.
+      const float s =
+          b.quant.present() ? (b.quant.per_axis() ? b.quant.scales[c] : b.quant.scales[0]) : xa.scale(0) * fa.scale(c);
+      w.bias[c] = static_cast<float>(static_cast<std::int32_t>(bd.integer_at(c))) * s;
+    }
+  }
+  return w;
+}
+
+// CONV_2D (groups 1 or more) and DEPTHWISE_CONV_2D on NHWC tensors: ONNX Runtime's float Conv
+// (MlasConv: im2col in (channel, kernel row, kernel column) order, then SGEMM per group).
+class ConvFloat : public PreparedNode {
+ public:
+  ConvFloat(const Graph& g, const Node& n, const System& sys, bool depthwise) : sys_(sys), depthwise_(depthwise) {
+    in_ = n.inputs[0];
+    out_ = n.outputs[0];
+    const TensorDef& in = input_def(g, n, 0);
+    const TensorDef& f = input_def(g, n, 1);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
+    in_type_ = in.dtype;
+    out_type_ = out.dtype;
+    x_ = affine_of(in);
+    y_ = affine_of(out);
+    batch_ = in.shape[0];
+    ih_ = in.shape[1];
+    iw_ = in.shape[2];
+    ic_ = in.shape[3];
+    oh_ = out.shape[1];
+    ow_ = out.shape[2];
+    oc_ = out.shape[3];
+    kh_ = f.shape[1];
+    kw_ = f.shape[2];
+    Window2D win;
+    if (depthwise) {
+      const auto& o = n.opts<DepthwiseConv2DOptions>();
+      win = o.window;
+      act_ = o.activation;
+      cpg_ = 1;
+      filters_per_group_ = oc_ / ic_;
+      weights_ = float_weights(g, n, 3, oc_);
+    } else {
+      const auto& o = n.opts<Conv2DOptions>();
+      win = o.window;
+      act_ = o.activation;
+      cpg_ = f.shape[3];
+      filters_per_group_ = oc_ / (ic_ / cpg_);
+      weights_ = float_weights(g, n, 0, oc_);
+    }
+    win.kernel_h = kh_;
+    win.kernel_w = kw_;
+    stride_h_ = win.stride_h;
+    stride_w_ = win.stride_w;
+    dil_h_ = win.dilation_h;
+    dil_w_ = win.dilation_w;
+    const ResolvedWindow r = resolve_window(win, ih_, iw_);
+    pad_top_ = r.pad_top;
+    pad_left_ = r.pad_left;
+    // MlasConvPrepare: a pointwise convolution (1x1, stride 1, no padding) multiplies the input
+    // directly (one MlasGemm per group: a single-row GEMM when the group has one filter); the
+    // others expand then multiply, K sliced by the output size.
+    const std::size_t k = cpg_ * kh_ * kw_;
+    const bool pointwise = k == cpg_ && stride_h_ == 1 && stride_w_ == 1 && r.pad_top == 0 && r.pad_left == 0 &&
+                           r.pad_bottom == 0 && r.pad_right == 0;
+    slice_ = pointwise ? mlas_k_slice(filters_per_group_, oh_ * ow_, k) : mlas_k_slice(2, oh_ * ow_, k);
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    std::vector<float> xf(in.elements());
+    for (std::size_t i = 0; i < xf.size(); ++i) xf[i] = dequantize(in.integer_at(i), x_.scale(0), x_.zero_point(0));
+    SliceSum sum(slice_);
+    std::size_t at = 0;
+    for (std::size_t b = 0; b < batch_; ++b) {
+      for (std::size_t oy = 0; oy < oh_; ++oy) {
+        for (std::size_t ox = 0; ox < ow_; ++ox) {
+          for (std::size_t o = 0; o < oc_; ++o, ++at) {
+            const std::size_t group = o / filters_per_group_;
+            sum.start();
+            for (std::size_t ci = 0; ci < cpg_; ++ci) {
+              const std::size_t c = group * cpg_ + ci;
+              for (std::size_t ky = 0; ky < kh_; ++ky) {
+                const auto y =
+                    static_cast<std::ptrdiff_t>(oy * stride_h_ + ky * dil_h_) - static_cast<std::ptrdiff_t>(pad_top_);
+                for (std::size_t kx = 0; kx < kw_; ++kx) {
+                  const auto x = static_cast<std::ptrdiff_t>(ox * stride_w_ + kx * dil_w_) -
+                                 static_cast<std::ptrdiff_t>(pad_left_);
+                  if (y < 0 || x < 0 || y >= static_cast<std::ptrdiff_t>(ih_) ||
+                      x >= static_cast<std::ptrdiff_t>(iw_)) {
+                    sum.skip();
+                    continue;
+                  }
+                  const float w = depthwise_ ? weights_.filter[(ky * kw_ + kx) * oc_ + o]
+                                             : weights_.filter[((o * kh_ + ky) * kw_ + kx) * cpg_ + ci];
+                  sum.add(xf[((b * ih_ + static_cast<std::size_t>(y)) * iw_ + static_cast<std::size_t>(x)) * ic_ + c],
+                          w);
+                }
+              }
+            }
+            float v = sum.finish();
+            if (!weights_.bias.empty()) v += weights_.bias[o];
+            clamp_activation(act_, &v);
+            out.set_integer(at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+          }
+        }
+      }
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", sys_.name),
+            "ONNX Runtime unfused QDQ: x_f = float(x - zp) * s; y_f = float32 FMAs in (channel, ky, kx) order",
+            fmt::format("{} (MLAS SGEMM; each slice from 0, then added); + bias_f; {}",
+                        slice_text(cpg_ * kh_ * kw_, slice_), activation_text(act_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+  }
+
+ private:
+  System sys_;
+  bool depthwise_;
+  int in_ = -1, out_ = -1;
+  DType in_type_{}, out_type_{};
+  Affine x_, y_;
+  std::size_t batch_ = 0, ih_ = 0, iw_ = 0, ic_ = 0, oh_ = 0, ow_ = 0, oc_ = 0, kh_ = 0, kw_ = 0;
+  std::size_t cpg_ = 1, filters_per_group_ = 1, stride_h_ = 1, stride_w_ = 1, dil_h_ = 1, dil_w_ = 1;
+  std::size_t pad_top_ = 0, pad_left_ = 0, slice_ = 1;
+  Activation act_ = Activation::kNone;
+  FloatWeights weights_;
+};
+
+// FULLY_CONNECTED as ONNX MatMul with a constant b: y[r, j] = sum_k a_f[r, k] * b_f[k, j] (MlasGemm
+// over all leading rows of a); with a bias (read from Gemm's C) the output starts as the bias and
+// each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1).
+class FcFloat : public PreparedNode {
+ public:
+  FcFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys) {
+    in_ = n.inputs[0];
+    out_ = n.outputs[0];
+    const TensorDef& in = input_def(g, n, 0);
+    const TensorDef& f = input_def(g, n, 1);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
+    out_type_ = out.dtype;
+    x_ = affine_of(in);
+    y_ = affine_of(out);
+    units_ = f.shape[0];
+    depth_ = f.shape[1];
+    rows_ = depth_ == 0 ? 0 : count_of(in.shape) / depth_;
+    act_ = n.opts<FullyConnectedOptions>().activation;
+    weights_ = float_weights(g, n, 0, units_);
+    slice_ = mlas_k_slice(rows_, units_, depth_);
+    if (rows_ == 1 && !weights_.bias.empty()) {
+      // Measured: a one-row Gemm (transB 1) runs MLAS's single-row transposed-B kernel, whose
+      // summation order none of the modelled orders matched (docs/semantics.md §22.5).
+      node_error(g, n,
+                 "a Gemm with one row of A is not reproduced under the unfused-QDQ arithmetic (MLAS's single-row "
+                 "transposed kernel sums in another order); allowed: two or more rows, or a fused profile (ort-cpu)");
+    }
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    SliceSum sum(slice_);
+    for (std::size_t r = 0; r < rows_; ++r) {
+      for (std::size_t j = 0; j < units_; ++j) {
+        if (weights_.bias.empty()) {
+          sum.start();
+        } else {
+          sum.start_from(weights_.bias[j]);
+        }
+        for (std::size_t k = 0; k < depth_; ++k) {
+          sum.add(dequantize(in.integer_at(r * depth_ + k), x_.scale(0), x_.zero_point(0)),
+                  weights_.filter[j * depth_ + k]);
+        }
+        float v = sum.finish();
+        clamp_activation(act_, &v);
+        out.set_integer(r * units_ + j, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+      }
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", sys_.name),
+            weights_.bias.empty() ? "ONNX Runtime unfused QDQ MatMul: float32 FMAs in K order"
+                                  : "ONNX Runtime unfused QDQ Gemm: y_f starts as bias_f, float32 FMAs in K order",
+            fmt::format("{} (MLAS SGEMM; each slice from 0, then added to y_f); {}", slice_text(depth_, slice_),
+                        activation_text(act_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+  }
+
+ private:
+  System sys_;
+  int in_ = -1, out_ = -1;
+  DType out_type_{};
+  Affine x_, y_;
+  std::size_t units_ = 0, depth_ = 0, rows_ = 0, slice_ = 1;
+  Activation act_ = Activation::kNone;
+  FloatWeights weights_;
+};
+
+// ADD / MUL of two tensors of one shape, or of a tensor and a one-element constant: ONNX Runtime's
+// float Add / Mul on the dequantized inputs.
+class BinaryFloat : public PreparedNode {
+ public:
+  BinaryFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys), mul_(n.op == OpKind::kMul) {
+    a_ = n.inputs[0];
+    b_ = n.inputs[1];
+    out_ = n.outputs[0];
+    const TensorDef& a = input_def(g, n, 0);
+    const TensorDef& b = input_def(g, n, 1);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
+    if (b.shape != a.shape && count_of(b.shape) != 1) {
+      node_error(g, n,
+                 fmt::format("inputs of shapes {} and {}; allowed under the unfused-QDQ arithmetic: one shape, "
+                             "or a one-element second input",
+                             cli::shape_text(a.shape), cli::shape_text(b.shape)));
+    }
+    out_type_ = out.dtype;
+    qa_ = affine_of(a);
+    qb_ = affine_of(b);
+    y_ = affine_of(out);
+    act_ = n.opts<ElementwiseOptions>().activation;
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& a = values[static_cast<std::size_t>(a_)];
+    const Tensor& b = values[static_cast<std::size_t>(b_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    const bool scalar_b = b.elements() == 1;
+    for (std::size_t i = 0; i < out.elements(); ++i) {
+      const float x = dequantize(a.integer_at(i), qa_.scale(0), qa_.zero_point(0));
+      const float z = dequantize(b.integer_at(scalar_b ? 0 : i), qb_.scale(0), qb_.zero_point(0));
+      float v = mul_ ? x * z : x + z;
+      clamp_activation(act_, &v);
+      out.set_integer(i, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", sys_.name),
+            fmt::format("ONNX Runtime unfused QDQ {}: float32 {} of the dequantized inputs; {}", mul_ ? "Mul" : "Add",
+                        mul_ ? "product" : "sum", activation_text(act_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+  }
+
+ private:
+  System sys_;
+  bool mul_;
+  int a_ = -1, b_ = -1, out_ = -1;
+  DType out_type_{};
+  Affine qa_, qb_, y_;
+  Activation act_ = Activation::kNone;
+};
+
+// MEAN over H and W of an NHWC tensor (ONNX GlobalAveragePool): the dequantized values summed in
+// float32 in row order, divided by their count (MLAS's average pooling over the whole image).
+class GlobalAverageFloat : public PreparedNode {
+ public:
+  GlobalAverageFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys) {
+    in_ = n.inputs[0];
+    out_ = n.outputs[0];
+    const TensorDef& in = input_def(g, n, 0);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
+    if (in.shape.size() != 4 || count_of(out.shape) != in.shape[0] * in.shape[3]) {
+      node_error(g, n, "allowed under the unfused-QDQ arithmetic: the mean over H and W of a 4-D tensor");
+    }
+    out_type_ = out.dtype;
+    x_ = affine_of(in);
+    y_ = affine_of(out);
+    batch_ = in.shape[0];
+    hw_ = in.shape[1] * in.shape[2];
+    c_ = in.shape[3];
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    for (std::size_t b = 0; b < batch_; ++b) {
+      for (std::size_t c = 0; c < c_; ++c) {
+        float sum = 0.0f;
+        for (std::size_t p = 0; p < hw_; ++p) {
+          sum += dequantize(in.integer_at((b * hw_ + p) * c_ + c), x_.scale(0), x_.zero_point(0));
+        }
+        const float mean = sum / static_cast<float>(hw_);
+        out.set_integer(b * c_ + c, quantize(mean, y_.scale(0), y_.zero_point(0), out_type_));
+      }
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", sys_.name),
+            "ONNX Runtime unfused QDQ GlobalAveragePool: float32 sum in row order / count",
+            "q = clamp(round_half_even(mean / y_scale) + y_zp) (float32 division)"};
+  }
+
+ private:
+  System sys_;
+  int in_ = -1, out_ = -1;
+  DType out_type_{};
+  Affine x_, y_;
+  std::size_t batch_ = 0, hw_ = 0, c_ = 0;
+};
+
+}  // namespace
+
+bool ort_qdq_float_handles(const Node& node, const System& system) {
+  const OpKind k = node.op;
+  return system.preset.name == kOrtQdqFloatPreset &&
+         (k == OpKind::kConv2D || k == OpKind::kDepthwiseConv2D || k == OpKind::kFullyConnected || k == OpKind::kAdd ||
+          k == OpKind::kMul || k == OpKind::kMean);
+}
+
+std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system) {
+  const OpKind k = node.op;
+  if (k == OpKind::kConv2D) return std::make_unique<ConvFloat>(graph, node, system, false);
+  if (k == OpKind::kDepthwiseConv2D) return std::make_unique<ConvFloat>(graph, node, system, true);
+  if (k == OpKind::kFullyConnected) return std::make_unique<FcFloat>(graph, node, system);
+  if (k == OpKind::kAdd || k == OpKind::kMul) return std::make_unique<BinaryFloat>(graph, node, system);
+  if (k == OpKind::kMean) return std::make_unique<GlobalAverageFloat>(graph, node, system);
+  node_error(graph, node, "the unfused-QDQ arithmetic does not compute this op");
+}
+
+}  // namespace qparity::model

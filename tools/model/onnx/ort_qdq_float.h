@@ -1,0 +1,35 @@
+// ONNX Runtime's arithmetic for a QDQ node group it does not fuse into a QLinear operator (int8
+// activations on x86 at every optimization level; every group at level `disabled`): each
+// DequantizeLinear, the float32 operator, the QuantizeLinear, as ORT's CPU kernels compute them
+// (docs/semantics.md §22.5):
+//
+//   x_f = float(x - x_zp) * x_scale                       DequantizeLinear (per tensor / per axis)
+//   y_f = the float32 operator on the x_f                  Conv / MatMul: MLAS SGEMM order, below
+//   q   = clamp(round_half_even(y_f / y_scale) + y_zp)     QuantizeLinear: true float32 division
+//
+// Conv and MatMul sum their products with float32 FMAs in ONNX's K order (input channel, kernel
+// row, kernel column), in slices of MLAS's K stride (128, doubled while MLAS halves its N stride for
+// a small N; one slice when the GEMM has one row), each slice from zero and added to the running
+// output; the bias is added after the sum. A fused Relu / Relu6 (the graph's Relu or Clip(0, 6)
+// between the operator and its QuantizeLinear) clamps y_f in float32 first.
+#pragma once
+
+#include <memory>
+
+#include "model/op.h"
+
+namespace qparity::model {
+
+/// The preset name of the unfused-QDQ system (style kFloat, ONNX Runtime's float kernels).
+inline constexpr const char* kOrtQdqFloatPreset = "onnxruntime-qdq-float";
+
+/// Whether `system` is the unfused-QDQ system and the node one whose float32 arithmetic this file
+/// computes (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, MEAN); the other ops of a QDQ
+/// graph compute the same bits under the onnxruntime preset's own formulas (pooling, concatenation,
+/// data movement: docs/semantics.md §22.5).
+bool ort_qdq_float_handles(const Node& node, const System& system);
+
+/// Prepares such a node. Throws cli::ToolError naming the node when it cannot be represented.
+std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system);
+
+}  // namespace qparity::model
