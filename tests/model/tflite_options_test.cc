@@ -6,6 +6,7 @@
 
 #include "model/graph_builder.h"
 #include "model/op.h"
+#include "model/ops/conv_common.h"
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
 #include "model/tflite/tflite_reader.h"
@@ -81,6 +82,29 @@ TEST(TfliteOptions, PoolMeanReluQuantizeRoundTrip) {
   EXPECT_FALSE(op_of(OpKind::kAveragePool2D).xnnpack_takes(back, back.nodes[2]));
   EXPECT_TRUE(op_of(OpKind::kMean).xnnpack_takes(back, back.nodes[3]));
   EXPECT_FALSE(op_of(OpKind::kRelu6).xnnpack_takes(back, back.nodes[4]));
+}
+
+}  // namespace
+
+namespace {
+
+// The file's depth_multiplier is read back (inspect shows it), not left at 0.
+TEST(TfliteOptions, DepthwiseMultiplierRoundTrip) {
+  GraphBuilder b("depthwise round trip");
+  const int x = b.tensor("x", DType::kInt8, {1, 5, 5, 4}, GraphBuilder::per_tensor(0.5f, 0));
+  Tensor w = qparity::cli::make_tensor(DType::kInt8, {1, 3, 3, 8});
+  const int wt = b.constant("w", w, GraphBuilder::per_tensor(0.01f, 0));
+  const int y = b.tensor("y", DType::kInt8, {}, GraphBuilder::per_tensor(0.5f, 0));
+  auto o = std::make_shared<DepthwiseConv2DOptions>();
+  o->window.padding = qparity::Padding::kSame;
+  o->depth_multiplier = 2;
+  b.node(OpKind::kDepthwiseConv2D, {x, wt}, {y}, o);
+  b.input(x);
+  b.output(y);
+  const Graph back = read_tflite(write_tflite(b.finish()), "depthwise round trip");
+  ASSERT_EQ(back.nodes.size(), 1u);
+  EXPECT_EQ(back.nodes[0].opts<DepthwiseConv2DOptions>().depth_multiplier, 2u);
+  EXPECT_NE(back.nodes[0].options->describe().find("depth multiplier 2"), std::string::npos);
 }
 
 }  // namespace

@@ -170,6 +170,13 @@ class DepthwiseConv2DOp : public Op {
     const tflite::DepthwiseConv2DOptions* t = op.builtin_options_as_DepthwiseConv2DOptions();
     if (t == nullptr) throw cli::ToolError(fmt::format("{}: DepthwiseConv2DOptions missing", label));
     o->window.padding = padding_from_tflite(t->padding(), label);
+    // Redundant with the shapes (filter channels / input channels); TFLite's kernels check that the
+    // two agree, and so does check() here: 0 (some converters' "derive it") is left to the shapes.
+    if (t->depth_multiplier() < 0) {
+      throw cli::ToolError(fmt::format("{}: depth_multiplier = {}; allowed: 0 (derived from the shapes) or the "
+                                       "filter's channels / the input's channels", label, t->depth_multiplier()));
+    }
+    o->depth_multiplier = static_cast<std::size_t>(t->depth_multiplier());
     o->window.stride_h = positive(t->stride_h(), "stride_h", label);
     o->window.stride_w = positive(t->stride_w(), "stride_w", label);
     o->window.dilation_h = positive(t->dilation_h_factor(), "dilation_h_factor", label);
