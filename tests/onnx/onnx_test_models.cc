@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <random>
 
@@ -98,6 +99,42 @@ BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s) {
   out.label = fmt::format("QLinearMatMul {}x{} a {} n {} {} seed {}", qparity::cli::to_string(s.a),
                           qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
                           s.per_column ? "per-column" : "per-tensor", s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
+  return out;
+}
+
+BuiltOnnx matmul_integer_model(const MatMulIntegerSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13);
+  const std::size_t k = s.a_shape.back();
+  b.input("a", s.a, s.a_shape);
+  b.output("y", DType::kInt32);
+  b.initializer("b", random_tensor(rng, s.b, {k, s.n}, qparity::cli::dtype_min(s.b), qparity::cli::dtype_max(s.b)));
+  std::vector<std::string> inputs{"a", "b"};
+  if (s.a_zero_point || s.b_zero_point) inputs.push_back(s.a_zero_point ? "a_zero_point" : "");
+  if (s.a_zero_point) b.zero_points("a_zero_point", s.a, {s.a_zp});
+  if (s.b_zero_point) {
+    std::vector<std::int64_t> zps{s.b_zp};
+    if (s.b_per_column) {
+      zps.clear();
+      for (std::size_t j = 0; j < s.n; ++j) {
+        zps.push_back(std::clamp<std::int64_t>(s.b_zp + static_cast<std::int64_t>(j % 7) - 3,
+                                               qparity::cli::dtype_min(s.b), qparity::cli::dtype_max(s.b)));
+      }
+    }
+    b.zero_points("b_zero_point", s.b, zps);
+    inputs.push_back("b_zero_point");
+  }
+  b.node("MatMulInteger", inputs, {"y"});
+  BuiltOnnx out;
+  out.label = fmt::format("MatMulInteger {}x{} a {} n {} {} {} seed {}", qparity::cli::to_string(s.a),
+                          qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
+                          s.a_zero_point ? fmt::format("a_zp {}", s.a_zp) : std::string("no a_zp"),
+                          !s.b_zero_point ? std::string("no b_zp")
+                          : s.b_per_column ? std::string("b_zp per column")
+                                           : fmt::format("b_zp {}", s.b_zp),
+                          s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
   return out;

@@ -290,6 +290,37 @@ TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) {
   run_cases(matmul_cases());
 }
 
+// MatMulInteger: the raw int32 results (no requantization) of the type pairs ORT registers (u8 x u8,
+// u8 x s8, s8 x s8), without zero points, with scalar ones and with B's per column, full-range data. u8 x s8 rows are the ones whose K pairs
+// saturate in MLAS's kernel on CPUs without VNNI (the contrast profile must differ there).
+TEST(OnnxOracle, MatMulIntegerBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 400;
+  for (DType a : {kS8, kU8}) {
+    for (DType b : {kS8, kU8}) {
+      if (a == kS8 && b == kU8) continue;  // ORT has no s8 x u8 MatMulInteger kernel
+      for (int zp = 0; zp < 3; ++zp) {
+        MatMulIntegerSpec s;
+        s.a = a;
+        s.b = b;
+        s.a_zero_point = zp >= 1;
+        s.b_zero_point = zp >= 1;
+        s.b_per_column = zp == 2;
+        s.a_zp = a == kU8 ? 128 : -3;
+        s.b_zp = b == kU8 ? 131 : 2;
+        s.a_shape = zp == 2 ? std::vector<std::size_t>{2, 5, 33} : std::vector<std::size_t>{12, 64};
+        s.n = zp == 2 ? 10 : 16;
+        s.seed = seed++;
+        const std::string row = std::string("MatMulInteger ") + (a == kU8 ? "u8" : "s8") + " x " +
+                                (b == kU8 ? "u8" : "s8") +
+                                (zp == 0 ? " no zero points" : zp == 1 ? " scalar zero points" : " b per column");
+        cases.push_back({row, matmul_integer_model(s), a == kU8 && b == kS8});
+      }
+    }
+  }
+  run_cases(cases);
+}
+
 // com.microsoft QLinearMul: ONNX Runtime's own float32 formula (product of the corrected inputs in
 // int32, times float(s1 s2 / so), plus the zero point, round half to even). The generic float32
 // formula of fbgemm's system (dequantize both, multiply, divide by the output scale) is the
