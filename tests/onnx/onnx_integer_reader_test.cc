@@ -1,8 +1,10 @@
-// The .onnx reader on MatMulInteger: an accumulate-only FULLY_CONNECTED (int32 output), its zero
-// points (absent, per tensor, per column of B), the raw int32 results against a direct sum, the
-// profiles' accumulators, and clear errors naming the node.
+// The .onnx reader on MatMulInteger and ConvInteger: accumulate-only FULLY_CONNECTED / CONV_2D /
+// DEPTHWISE_CONV_2D nodes (int32 output), their zero points (absent, per tensor, per column of B),
+// the raw int32 results against a direct sum in ONNX's layout, the profiles' accumulators, and clear
+// errors naming the node.
 #include <gtest/gtest.h>
 
+#include "model/node_map.h"
 #include "model/onnx/onnx_reader.h"
 #include "model/runner.h"
 #include "model/system.h"
@@ -172,6 +174,124 @@ TEST(OnnxMatMulInteger, MalformedNodesNameTheNode) {
     b.node("MatMulInteger", {"a", "b", "za", "zb"}, {"i"});
     b.node("Cast", {"i"}, {"y"});
     expect(b, "node 1 (Cast 'y_node'): qparity does not run Cast (the float part of a dynamic-quantized model)");
+  }
+}
+
+// y[n][m][oy][ox] = sum over the group's channels and the window of (x - x_zp) * (w - w_zp), taps
+// outside the image skipped, in int64 from the model's own initializer (ONNX's [M, C/group, kH, kW]).
+std::vector<std::int64_t> direct_conv(const BuiltOnnx& m, const ConvIntegerSpec& s) {
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromArray(m.bytes.data(), static_cast<int>(m.bytes.size())));
+  const std::string& raw = model.graph().initializer(0).raw_data();
+  const auto w = [&](std::size_t i) -> std::int64_t {
+    return s.w == DType::kInt8 ? static_cast<std::int8_t>(raw[i]) : static_cast<std::uint8_t>(raw[i]);
+  };
+  const Tensor& x = m.inputs[0];
+  const std::int64_t xz = s.x_zero_point ? s.x_zp : 0, wz = s.w_zero_point ? s.w_zp : 0;
+  const std::size_t cpg = s.c / s.group, mpg = s.m / s.group;
+  const std::size_t ekh = (s.kh - 1) * s.dilation + 1, ekw = (s.kw - 1) * s.dilation + 1;
+  const std::size_t oh = (s.h + static_cast<std::size_t>(s.pads[0] + s.pads[2]) - ekh) / s.stride + 1;
+  const std::size_t ow = (s.wd + static_cast<std::size_t>(s.pads[1] + s.pads[3]) - ekw) / s.stride + 1;
+  std::vector<std::int64_t> y;
+  for (std::size_t b = 0; b < s.n; ++b) {
+    for (std::size_t oc = 0; oc < s.m; ++oc) {
+      for (std::size_t oy = 0; oy < oh; ++oy) {
+        for (std::size_t ox = 0; ox < ow; ++ox) {
+          std::int64_t acc = 0;
+          for (std::size_t ci = 0; ci < cpg; ++ci) {
+            for (std::size_t ky = 0; ky < s.kh; ++ky) {
+              for (std::size_t kx = 0; kx < s.kw; ++kx) {
+                const std::int64_t iy = static_cast<std::int64_t>(oy * s.stride + ky * s.dilation) - s.pads[0];
+                const std::int64_t ix = static_cast<std::int64_t>(ox * s.stride + kx * s.dilation) - s.pads[1];
+                if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(s.h) || ix >= static_cast<std::int64_t>(s.wd))
+                  continue;
+                const std::size_t c = oc / mpg * cpg + ci;
+                const std::int64_t xv =
+                    x.integer_at(((b * s.c + c) * s.h + static_cast<std::size_t>(iy)) * s.wd + static_cast<std::size_t>(ix));
+                acc += (xv - xz) * (w(((oc * cpg + ci) * s.kh + ky) * s.kw + kx) - wz);
+              }
+            }
+          }
+          y.push_back(acc);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+// Plain, strided and dilated, grouped and depthwise ConvInteger models of every type pair, with and
+// without zero points: qparity's int32 NCHW output equals the direct sum under ort-cpu-vnni.
+TEST(OnnxConvInteger, ResultsAreTheExactSumsInOnnxLayout) {
+  std::uint64_t seed = 1;
+  for (int shape = 0; shape < 4; ++shape) {
+    for (DType x : {DType::kInt8, DType::kUint8}) {
+      for (DType wt : {DType::kInt8, DType::kUint8}) {
+        ConvIntegerSpec s;
+        s.x = x;
+        s.w = wt;
+        s.x_zp = x == DType::kUint8 ? 128 : -4;
+        s.w_zp = wt == DType::kUint8 ? 120 : 3;
+        s.x_zero_point = shape != 1;
+        s.w_zero_point = shape != 1 && shape != 3;
+        if (shape == 1) {
+          s.stride = 2;
+          s.dilation = 2;
+          s.pads = {0, 2, 1, 0};
+        } else if (shape == 2) {
+          s.c = 6;
+          s.group = 3;
+        } else if (shape == 3) {
+          s.c = 4;
+          s.group = 4;
+          s.m = 8;  // depthwise, multiplier 2
+        }
+        s.seed = seed++;
+        const BuiltOnnx m = conv_integer_model(s);
+        const Graph g = read_onnx(m.bytes, "ci.onnx");
+        ASSERT_EQ(g.nodes.size(), 3u) << m.label;  // TRANSPOSE, the convolution, TRANSPOSE
+        EXPECT_EQ(g.nodes[1].op, shape == 3 ? OpKind::kDepthwiseConv2D : OpKind::kConv2D) << m.label;
+        qparity::model::Runner r(
+            g, qparity::model::resolve_node_map(qparity::model::parse_node_map("ort-cpu-vnni", "p"), g, "p"));
+        r.run(m.inputs);
+        const Tensor y = r.outputs()[0];
+        EXPECT_EQ(y.dtype, DType::kInt32);
+        const std::vector<std::int64_t> want = direct_conv(m, s);
+        ASSERT_EQ(y.elements(), want.size()) << m.label;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) bad += y.integer_at(i) != want[i];
+        EXPECT_EQ(bad, 0u) << m.label << ": " << bad << " of " << want.size() << " elements wrong";
+      }
+    }
+  }
+}
+
+TEST(OnnxConvInteger, MalformedNodesNameTheNode) {
+  const auto expect = [](const OnnxBuilder& b, const std::string& want) {
+    EXPECT_NE(error_of(b).find(want), std::string::npos) << error_of(b);
+  };
+  const auto builder = [] {
+    OnnxBuilder b;
+    b.input("x", DType::kUint8, {1, 2, 4, 4});
+    b.output("y", DType::kInt32);
+    b.initializer("w", qparity::cli::make_tensor(DType::kUint8, {3, 2, 3, 3}));
+    return b;
+  };
+  {
+    OnnxBuilder b = builder();
+    b.node("ConvInteger", {"x"}, {"y"});
+    expect(b, "node 0 (ConvInteger 'y_node'): 1 inputs; allowed: 2 to 4");
+  }
+  {
+    OnnxBuilder b = builder();
+    b.zero_points("zs", DType::kInt8, {0});
+    b.node("ConvInteger", {"x", "w", "zs"}, {"y"});
+    expect(b, "node 0 (ConvInteger 'y_node'): input 'x' is uint8, its zero point int8; allowed: the same type");
+  }
+  {
+    OnnxBuilder b = builder();
+    OnnxBuilder::int_attr(b.node("ConvInteger", {"x", "w"}, {"y"}), "group", 2);
+    expect(b, "node 0 (ConvInteger 'y_node'): group 2 does not fit");
   }
 }
 

@@ -140,6 +140,37 @@ BuiltOnnx matmul_integer_model(const MatMulIntegerSpec& s) {
   return out;
 }
 
+BuiltOnnx conv_integer_model(const ConvIntegerSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13);
+  b.input("x", s.x, {s.n, s.c, s.h, s.wd});
+  b.output("y", DType::kInt32);
+  b.initializer("w", random_tensor(rng, s.w, {s.m, s.c / s.group, s.kh, s.kw}, qparity::cli::dtype_min(s.w),
+                                   qparity::cli::dtype_max(s.w)));
+  std::vector<std::string> inputs{"x", "w"};
+  if (s.x_zero_point || s.w_zero_point) inputs.push_back(s.x_zero_point ? "x_zero_point" : "");
+  if (s.x_zero_point) b.zero_points("x_zero_point", s.x, {s.x_zp});
+  if (s.w_zero_point) {
+    b.zero_points("w_zero_point", s.w, {s.w_zp});
+    inputs.push_back("w_zero_point");
+  }
+  onnx::NodeProto& node = b.node("ConvInteger", inputs, {"y"});
+  OnnxBuilder::ints(node, "pads", s.pads);
+  OnnxBuilder::ints(node, "strides", {static_cast<std::int64_t>(s.stride), static_cast<std::int64_t>(s.stride)});
+  OnnxBuilder::ints(node, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
+  OnnxBuilder::int_attr(node, "group", static_cast<std::int64_t>(s.group));
+  BuiltOnnx out;
+  out.label = fmt::format("ConvInteger {}x{} c {} m {} {}x{} group {} stride {} dilation {} {} {} seed {}",
+                          qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group,
+                          s.stride, s.dilation,
+                          s.x_zero_point ? fmt::format("x_zp {}", s.x_zp) : std::string("no x_zp"),
+                          s.w_zero_point ? fmt::format("w_zp {}", s.w_zp) : std::string("no w_zp"), s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(
+      random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, qparity::cli::dtype_min(s.x), qparity::cli::dtype_max(s.x)));
+  return out;
+}
+
 }  // namespace qparity_test
 
 namespace qparity_test {

@@ -321,6 +321,42 @@ TEST(OnnxOracle, MatMulIntegerBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
+// ConvInteger: the raw int32 results of the one type pair ORT registers (u8 x u8), full-range data,
+// with and without zero points, padded (ORT pads with x_zero_point), strided and dilated, grouped and
+// depthwise.
+TEST(OnnxOracle, ConvIntegerBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 500;
+  for (int shape = 0; shape < 5; ++shape) {
+    ConvIntegerSpec s;
+    s.x_zero_point = shape != 1;
+    s.w_zero_point = shape != 1 && shape != 4;
+    s.x_zp = 131;
+    s.w_zp = 117;
+    std::string row = "ConvInteger u8 x u8";
+    if (shape == 1) row += " no zero points";
+    if (shape == 2) {
+      s.stride = 2;
+      s.dilation = 2;
+      s.pads = {0, 2, 1, 0};
+      s.h = s.wd = 11;
+      row += " stride 2 dilation 2";
+    } else if (shape == 3) {
+      s.c = 6;
+      s.group = 3;
+      row += " grouped";
+    } else if (shape == 4) {
+      s.c = 4;
+      s.group = 4;
+      s.m = 8;
+      row += " depthwise";
+    }
+    s.seed = seed++;
+    cases.push_back({row, conv_integer_model(s)});
+  }
+  run_cases(cases);
+}
+
 // com.microsoft QLinearMul: ONNX Runtime's own float32 formula (product of the corrected inputs in
 // int32, times float(s1 s2 / so), plus the zero point, round half to even). The generic float32
 // formula of fbgemm's system (dequantize both, multiply, divide by the output scale) is the
