@@ -208,7 +208,8 @@ std::vector<std::int64_t> direct_conv(const BuiltOnnx& m, const ConvIntegerSpec&
                 const std::size_t c = oc / mpg * cpg + ci;
                 const std::int64_t xv =
                     x.integer_at(((b * s.c + c) * s.h + static_cast<std::size_t>(iy)) * s.wd + static_cast<std::size_t>(ix));
-                acc += (xv - xz) * (w(((oc * cpg + ci) * s.kh + ky) * s.kw + kx) - wz);
+                const std::int64_t wzc = s.w_per_channel ? wz + static_cast<std::int64_t>(oc % 5) - 2 : wz;
+                acc += (xv - xz) * (w(((oc * cpg + ci) * s.kh + ky) * s.kw + kx) - wzc);
               }
             }
           }
@@ -220,8 +221,9 @@ std::vector<std::int64_t> direct_conv(const BuiltOnnx& m, const ConvIntegerSpec&
   return y;
 }
 
-// Plain, strided and dilated, grouped and depthwise ConvInteger models of every type pair, with and
-// without zero points: qparity's int32 NCHW output equals the direct sum under ort-cpu-vnni.
+// Plain, strided and dilated, grouped (with per-channel w_zero_point) and depthwise ConvInteger
+// models of every type pair, with and without zero points: qparity's int32 NCHW output equals the
+// direct sum under ort-cpu-vnni.
 TEST(OnnxConvInteger, ResultsAreTheExactSumsInOnnxLayout) {
   std::uint64_t seed = 1;
   for (int shape = 0; shape < 4; ++shape) {
@@ -234,6 +236,7 @@ TEST(OnnxConvInteger, ResultsAreTheExactSumsInOnnxLayout) {
         s.w_zp = wt == DType::kUint8 ? 120 : 3;
         s.x_zero_point = shape != 1;
         s.w_zero_point = shape != 1 && shape != 3;
+        s.w_per_channel = shape == 2;  // grouped, one w_zero_point per output channel
         if (shape == 1) {
           s.stride = 2;
           s.dilation = 2;

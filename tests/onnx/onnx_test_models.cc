@@ -151,7 +151,12 @@ BuiltOnnx conv_integer_model(const ConvIntegerSpec& s) {
   if (s.x_zero_point || s.w_zero_point) inputs.push_back(s.x_zero_point ? "x_zero_point" : "");
   if (s.x_zero_point) b.zero_points("x_zero_point", s.x, {s.x_zp});
   if (s.w_zero_point) {
-    b.zero_points("w_zero_point", s.w, {s.w_zp});
+    std::vector<std::int64_t> zps{s.w_zp};
+    if (s.w_per_channel) {
+      zps.clear();
+      for (std::size_t oc = 0; oc < s.m; ++oc) zps.push_back(s.w_zp + static_cast<std::int64_t>(oc % 5) - 2);
+    }
+    b.zero_points("w_zero_point", s.w, zps);
     inputs.push_back("w_zero_point");
   }
   onnx::NodeProto& node = b.node("ConvInteger", inputs, {"y"});
@@ -164,7 +169,10 @@ BuiltOnnx conv_integer_model(const ConvIntegerSpec& s) {
                           qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group,
                           s.stride, s.dilation,
                           s.x_zero_point ? fmt::format("x_zp {}", s.x_zp) : std::string("no x_zp"),
-                          s.w_zero_point ? fmt::format("w_zp {}", s.w_zp) : std::string("no w_zp"), s.seed);
+                          !s.w_zero_point ? std::string("no w_zp")
+                          : s.w_per_channel ? std::string("w_zp per channel")
+                                            : fmt::format("w_zp {}", s.w_zp),
+                          s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(
       random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, qparity::cli::dtype_min(s.x), qparity::cli::dtype_max(s.x)));

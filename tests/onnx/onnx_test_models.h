@@ -71,6 +71,7 @@ struct ConvIntegerSpec {
   std::vector<std::int64_t> pads{1, 1, 1, 1};  ///< top, left, bottom, right
   bool x_zero_point = true;                    ///< input 2 present (an absent one before w's is named '')
   bool w_zero_point = true;                    ///< input 3 present (else omitted)
+  bool w_per_channel = false;                  ///< w_zero_point one per output channel (w_zp + oc % 5 - 2)
   std::int64_t x_zp = 128, w_zp = 120;
   std::uint64_t seed = 1;
 };
