@@ -70,7 +70,7 @@ TEST(CliOnnx, RunModelEqualsTheRunnerInOnnxLayout) {
 }
 
 // A MatMulInteger model: `run --all-outputs` writes the int32 result by its ONNX name, equal to the
-// runner's; `inspect` names the accumulate-only arithmetic.
+// runner's; `inspect` names the accumulate-only arithmetic; `diff --model` compares the int32 outputs.
 TEST(CliOnnx, MatMulIntegerRunsWithInt32Outputs) {
   qparity_test::MatMulIntegerSpec s;
   const qparity_test::BuiltOnnx built = qparity_test::matmul_integer_model(s);
@@ -93,6 +93,13 @@ TEST(CliOnnx, MatMulIntegerRunsWithInt32Outputs) {
   const CliResult ins = run_cli({"inspect", model, "--a", "ort-cpu-vnni", "--b", "ort-cpu-avx2"});
   ASSERT_EQ(ins.exit_code, 0) << ins.err;
   EXPECT_TRUE(contains(ins.out, "accumulate only")) << ins.out;
+  // The int32 accumulators are compared: full-range u8 x s8 data saturate some int16 pairs under
+  // ort-cpu-avx2, so the two ORT arithmetics differ.
+  const CliResult diff =
+      run_cli({"diff", "--model", model, "--input", input, "--a", "ort-cpu-vnni", "--b", "ort-cpu-avx2"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_FALSE(contains(diff.out, "No difference")) << diff.out;
+  EXPECT_FALSE(contains(diff.out, "not in the table")) << diff.out;
 }
 
 TEST(CliOnnx, InspectAndDiff) {
