@@ -206,8 +206,8 @@ std::vector<std::int64_t> direct_conv(const BuiltOnnx& m, const ConvIntegerSpec&
                 if (iy < 0 || ix < 0 || iy >= static_cast<std::int64_t>(s.h) || ix >= static_cast<std::int64_t>(s.wd))
                   continue;
                 const std::size_t c = oc / mpg * cpg + ci;
-                const std::int64_t xv =
-                    x.integer_at(((b * s.c + c) * s.h + static_cast<std::size_t>(iy)) * s.wd + static_cast<std::size_t>(ix));
+                const std::int64_t xv = x.integer_at(((b * s.c + c) * s.h + static_cast<std::size_t>(iy)) * s.wd +
+                                                     static_cast<std::size_t>(ix));
                 const std::int64_t wzc = s.w_per_channel ? wz + static_cast<std::int64_t>(oc % 5) - 2 : wz;
                 acc += (xv - xz) * (w(((oc * cpg + ci) * s.kh + ky) * s.kw + kx) - wzc);
               }

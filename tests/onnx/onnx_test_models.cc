@@ -131,7 +131,7 @@ BuiltOnnx matmul_integer_model(const MatMulIntegerSpec& s) {
   out.label = fmt::format("MatMulInteger {}x{} a {} n {} {} {} seed {}", qparity::cli::to_string(s.a),
                           qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
                           s.a_zero_point ? fmt::format("a_zp {}", s.a_zp) : std::string("no a_zp"),
-                          !s.b_zero_point ? std::string("no b_zp")
+                          !s.b_zero_point  ? std::string("no b_zp")
                           : s.b_per_column ? std::string("b_zp per column")
                                            : fmt::format("b_zp {}", s.b_zp),
                           s.seed);
@@ -165,14 +165,14 @@ BuiltOnnx conv_integer_model(const ConvIntegerSpec& s) {
   OnnxBuilder::ints(node, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
   OnnxBuilder::int_attr(node, "group", static_cast<std::int64_t>(s.group));
   BuiltOnnx out;
-  out.label = fmt::format("ConvInteger {}x{} c {} m {} {}x{} group {} stride {} dilation {} {} {} seed {}",
-                          qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group,
-                          s.stride, s.dilation,
-                          s.x_zero_point ? fmt::format("x_zp {}", s.x_zp) : std::string("no x_zp"),
-                          !s.w_zero_point ? std::string("no w_zp")
-                          : s.w_per_channel ? std::string("w_zp per channel")
-                                            : fmt::format("w_zp {}", s.w_zp),
-                          s.seed);
+  out.label =
+      fmt::format("ConvInteger {}x{} c {} m {} {}x{} group {} stride {} dilation {} {} {} seed {}",
+                  qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group, s.stride,
+                  s.dilation, s.x_zero_point ? fmt::format("x_zp {}", s.x_zp) : std::string("no x_zp"),
+                  !s.w_zero_point   ? std::string("no w_zp")
+                  : s.w_per_channel ? std::string("w_zp per channel")
+                                    : fmt::format("w_zp {}", s.w_zp),
+                  s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(
       random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, qparity::cli::dtype_min(s.x), qparity::cli::dtype_max(s.x)));

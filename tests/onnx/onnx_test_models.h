@@ -54,9 +54,9 @@ struct MatMulIntegerSpec {
   qparity::cli::DType b = qparity::cli::DType::kInt8;
   std::vector<std::size_t> a_shape{16, 32};  ///< [..., K]
   std::size_t n = 8;
-  bool a_zero_point = true;   ///< input 2 present (an absent one before b_zero_point is named '')
-  bool b_zero_point = true;   ///< input 3 present (else omitted)
-  bool b_per_column = false;  ///< b_zero_point one per column of B
+  bool a_zero_point = true;          ///< input 2 present (an absent one before b_zero_point is named '')
+  bool b_zero_point = true;          ///< input 3 present (else omitted)
+  bool b_per_column = false;         ///< b_zero_point one per column of B
   std::int64_t a_zp = 3, b_zp = -2;  ///< b's per-column zero points are spread around b_zp
   std::uint64_t seed = 1;
 };

@@ -291,8 +291,9 @@ TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) {
 }
 
 // MatMulInteger: the raw int32 results (no requantization) of the type pairs ORT registers (u8 x u8,
-// u8 x s8, s8 x s8), without zero points, with scalar ones and with B's per column, full-range data. u8 x s8 rows are the ones whose K pairs
-// saturate in MLAS's kernel on CPUs without VNNI (the contrast profile must differ there).
+// u8 x s8, s8 x s8), without zero points, with scalar ones and with B's per column, full-range data.
+// u8 x s8 rows are the ones whose K pairs saturate in MLAS's kernel on CPUs without VNNI (the
+// contrast profile must differ there).
 TEST(OnnxOracle, MatMulIntegerBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;
   std::uint64_t seed = 400;
@@ -313,7 +314,9 @@ TEST(OnnxOracle, MatMulIntegerBitExactWithOrtCpu) {
         s.seed = seed++;
         const std::string row = std::string("MatMulInteger ") + (a == kU8 ? "u8" : "s8") + " x " +
                                 (b == kU8 ? "u8" : "s8") +
-                                (zp == 0 ? " no zero points" : zp == 1 ? " scalar zero points" : " b per column");
+                                (zp == 0   ? " no zero points"
+                                 : zp == 1 ? " scalar zero points"
+                                           : " b per column");
         cases.push_back({row, matmul_integer_model(s), a == kU8 && b == kS8});
       }
     }

@@ -49,9 +49,9 @@ cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& input
       // The int32 outputs of accumulate-only conv-like nodes (ONNX ConvInteger / MatMulInteger) are
       // raw accumulators, compared in units of 1; other int32 / int64 outputs are index and shape
       // tensors, not activations.
-      const bool accumulators = def.dtype == DType::kInt32 &&
-                                (node.op == OpKind::kConv2D || node.op == OpKind::kDepthwiseConv2D ||
-                                 node.op == OpKind::kFullyConnected);
+      const bool accumulators =
+          def.dtype == DType::kInt32 &&
+          (node.op == OpKind::kConv2D || node.op == OpKind::kDepthwiseConv2D || node.op == OpKind::kFullyConnected);
       if (!is_float && !accumulators && def.dtype != DType::kInt8 && def.dtype != DType::kUint8 &&
           def.dtype != DType::kInt16) {
         ++*other_outputs;

@@ -695,8 +695,10 @@ void Importer::read_matmul_integer(const onnx::NodeProto& node, const std::strin
   const auto present = [&](int i) { return node.input_size() > i && !node.input(i).empty(); };
   const auto a_value = values_.find(node.input(0));
   if (a_value == values_.end()) {
-    fail(fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
-                     "topological order)", label, node.input(0)));
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
+                    "topological order)",
+                    label, node.input(0)));
   }
   const Value& av = a_value->second;
   const DType a_type = g_.tensors[static_cast<std::size_t>(av.onnx >= 0 ? av.onnx : av.nhwc)].dtype;
@@ -727,8 +729,8 @@ void Importer::read_matmul_integer(const onnx::NodeProto& node, const std::strin
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
   const std::vector<std::size_t>& as = g_.tensors[static_cast<std::size_t>(a)].shape;
   if (as.size() < 2 || as.back() != k) {
-    fail(fmt::format("{}: A '{}' has shape {}; allowed: rank >= 2 with last dimension {} (B's K)", label,
-                     node.input(0), cli::shape_text(as), k));
+    fail(fmt::format("{}: A '{}' has shape {}; allowed: rank >= 2 with last dimension {} (B's K)", label, node.input(0),
+                     cli::shape_text(as), k));
   }
   Tensor f = cli::make_tensor(b.dtype, {nn, k});
   for (std::size_t i = 0; i < k; ++i) {
@@ -767,8 +769,10 @@ void Importer::read_conv_integer(const onnx::NodeProto& node, const std::string&
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
   const auto x_value = values_.find(node.input(0));
   if (x_value == values_.end()) {
-    fail(fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
-                     "topological order)", label, node.input(0)));
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
+                    "topological order)",
+                    label, node.input(0)));
   }
   const Value& xv = x_value->second;
   const DType x_type = g_.tensors[static_cast<std::size_t>(xv.onnx >= 0 ? xv.onnx : xv.nhwc)].dtype;
@@ -792,8 +796,8 @@ void Importer::read_conv_integer(const onnx::NodeProto& node, const std::string&
   f.add_output(node.output(0));
   *f.mutable_attribute() = node.attribute();
   const std::string x_zp = zero_point_name(node, 2, x_type, node.input(0));
-  for (const std::string& in : {node.input(0), unit, x_zp, node.input(1), unit,
-                                zero_point_name(node, 3, w.dtype, node.input(1)), unit, x_zp}) {
+  for (const std::string& in :
+       {node.input(0), unit, x_zp, node.input(1), unit, zero_point_name(node, 3, w.dtype, node.input(1)), unit, x_zp}) {
     f.add_input(in);
   }
   read_qlinear_conv(f, label, /*int32_output=*/true);
@@ -1518,9 +1522,10 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain.empty() && node.op_type() == "MatMulInteger") return read_matmul_integer(node, label);
   if (domain.empty() && node.op_type() == "ConvInteger") return read_conv_integer(node, label);
   if (domain.empty() && (node.op_type() == "Cast" || node.op_type() == "DynamicQuantizeLinear")) {
-    fail(fmt::format("{}: qparity does not run {} (the float part of a dynamic-quantized model); allowed: models "
-                     "whose outputs are MatMulInteger's int32 results",
-                     label, node.op_type()));
+    fail(
+        fmt::format("{}: qparity does not run {} (the float part of a dynamic-quantized model); allowed: models "
+                    "whose outputs are ConvInteger's or MatMulInteger's int32 results",
+                    label, node.op_type()));
   }
   if (domain.empty() && node.op_type() == "Flatten") return read_reshape(node, label, /*flatten=*/true);
   if (domain.empty() && node.op_type() == "Reshape") return read_reshape(node, label, /*flatten=*/false);
@@ -1543,14 +1548,14 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
                     "operators only between DequantizeLinear and QuantizeLinear nodes (QDQ form)",
                     label, node.input_size() > 0 ? node.input(0) : std::string()));
   }
-  fail(
-      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
-                  "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
-                  "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool, Flatten / Reshape of "
-                  "their outputs, Constant, and QDQ groups "
-                  "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
-                  "Reshape or Flatten -> QuantizeLinear)",
-                  label));
+  fail(fmt::format(
+      "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
+      "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
+      "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool, Flatten / Reshape of "
+      "their outputs, Constant, and QDQ groups "
+      "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
+      "Reshape or Flatten -> QuantizeLinear)",
+      label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {

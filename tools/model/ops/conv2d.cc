@@ -155,7 +155,8 @@ class Conv2DOp : public Op {
     check_arity(g, n, 2, 3, 1);
     const ConvShapes s = conv_shapes(g, n);
     if (accumulates_only(g, n)) {
-      check_accumulate_tensors(g, n, 0, s.geometry.out_channels, n.opts<Conv2DOptions>().activation != Activation::kNone);
+      check_accumulate_tensors(g, n, 0, s.geometry.out_channels,
+                               n.opts<Conv2DOptions>().activation != Activation::kNone);
     } else {
       check_conv_tensors(g, n, 0, s.geometry.out_channels);
     }

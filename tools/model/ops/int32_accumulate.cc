@@ -7,8 +7,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "qparity/accumulator.h"
 #include "preset_params.h"
+#include "qparity/accumulator.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -28,23 +28,28 @@ void check_accumulate_tensors(const Graph& g, const Node& n, std::size_t filter_
   if (!filter.quant.present()) node_error(g, n, fmt::format("filter '{}' has no zero point", filter.name));
   const std::size_t nz = filter.quant.zero_points.size();
   if (nz != 1 && nz != out_channels) {
-    node_error(g, n, fmt::format("filter '{}' has {} zero points; allowed: 1 or one per output channel ({})",
-                                 filter.name, nz, out_channels));
+    node_error(g, n,
+               fmt::format("filter '{}' has {} zero points; allowed: 1 or one per output channel ({})", filter.name, nz,
+                           out_channels));
   }
   if (nz > 1 && filter.quant.axis != filter_axis) {
-    node_error(g, n, fmt::format("filter '{}' is quantized along dimension {}; allowed: {} (the output channels)",
-                                 filter.name, filter.quant.axis, filter_axis));
+    node_error(g, n,
+               fmt::format("filter '{}' is quantized along dimension {}; allowed: {} (the output channels)",
+                           filter.name, filter.quant.axis, filter_axis));
   }
   for (std::size_t i = 0; i < nz; ++i) {
     const std::int64_t z = filter.quant.zero_points[i];
     if (z < cli::dtype_min(filter.dtype) || z > cli::dtype_max(filter.dtype)) {
-      node_error(g, n, fmt::format("filter '{}' zero_point[{}] = {}; allowed: {} to {}", filter.name, i, z,
-                                   cli::dtype_min(filter.dtype), cli::dtype_max(filter.dtype)));
+      node_error(g, n,
+                 fmt::format("filter '{}' zero_point[{}] = {}; allowed: {} to {}", filter.name, i, z,
+                             cli::dtype_min(filter.dtype), cli::dtype_max(filter.dtype)));
     }
   }
   if (has_input(n, 2)) {
-    node_error(g, n, fmt::format("has a bias '{}' and an int32 output; allowed: no bias (the output holds the raw "
-                                 "accumulators)", input_def(g, n, 2).name));
+    node_error(g, n,
+               fmt::format("has a bias '{}' and an int32 output; allowed: no bias (the output holds the raw "
+                           "accumulators)",
+                           input_def(g, n, 2).name));
   }
   if (has_activation) node_error(g, n, "has a fused activation and an int32 output; allowed: none");
 }
@@ -71,7 +76,12 @@ class FcAccumulatePrepared : public PreparedNode {
  public:
   FcAccumulatePrepared(const Graph& g, const Node& n, const System& sys, std::size_t batch, std::size_t depth,
                        std::size_t out)
-      : system_(sys), in_(n.inputs[0]), filter_(n.inputs[1]), out_(n.outputs[0]), batch_(batch), depth_(depth),
+      : system_(sys),
+        in_(n.inputs[0]),
+        filter_(n.inputs[1]),
+        out_(n.outputs[0]),
+        batch_(batch),
+        depth_(depth),
         channels_(out) {
     const TensorDef& in = input_def(g, n, 0);
     const TensorDef& filter = input_def(g, n, 1);
@@ -98,9 +108,9 @@ class FcAccumulatePrepared : public PreparedNode {
       for (std::size_t r = 0; r < batch_; ++r) {
         for (std::size_t c = 0; c < channels_; ++c) {
           const std::int32_t wz = filter_zero_points_[filter_zero_points_.size() == 1 ? 0 : c];
-          const std::int32_t acc = static_cast<std::int32_t>(
-              accumulate(system_.preset.accumulator, std::is_signed<A>::value, x + r * depth_, f + c * depth_,
-                         depth_, input_zero_point_, wz, 0));
+          const std::int32_t acc =
+              static_cast<std::int32_t>(accumulate(system_.preset.accumulator, std::is_signed<A>::value, x + r * depth_,
+                                                   f + c * depth_, depth_, input_zero_point_, wz, 0));
           std::memcpy(out.bytes.data() + (r * channels_ + c) * sizeof(std::int32_t), &acc, sizeof acc);
         }
       }
@@ -127,7 +137,12 @@ class ConvAccumulatePrepared : public PreparedNode {
  public:
   ConvAccumulatePrepared(const Graph& g, const Node& n, const System& sys, const Conv2DGeometry& geometry,
                          const ResolvedWindow& window, std::size_t depth_multiplier)
-      : system_(sys), in_(n.inputs[0]), filter_(n.inputs[1]), out_(n.outputs[0]), geo_(geometry), win_(window),
+      : system_(sys),
+        in_(n.inputs[0]),
+        filter_(n.inputs[1]),
+        out_(n.outputs[0]),
+        geo_(geometry),
+        win_(window),
         multiplier_(depth_multiplier) {
     const TensorDef& in = input_def(g, n, 0);
     const TensorDef& filter = input_def(g, n, 1);
@@ -174,16 +189,18 @@ class ConvAccumulatePrepared : public PreparedNode {
                                       static_cast<std::size_t>(ix) < geo_.in_w;
                   for (std::size_t i = 0; i < icg; ++i, ++t) {
                     patch[t] = inside ? x[((b * geo_.in_h + static_cast<std::size_t>(iy)) * geo_.in_w +
-                                           static_cast<std::size_t>(ix)) * geo_.in_channels + first_ic + i]
+                                           static_cast<std::size_t>(ix)) *
+                                              geo_.in_channels +
+                                          first_ic + i]
                                       : static_cast<A>(input_zero_point_);
                     row[t] = multiplier_ > 0 ? f[(ky * w.kernel_w + kx) * geo_.out_channels + oc] : f[oc * k + t];
                   }
                 }
               }
               const std::int32_t wz = filter_zero_points_[filter_zero_points_.size() == 1 ? 0 : oc];
-              const std::int32_t acc = static_cast<std::int32_t>(accumulate(
-                  system_.preset.accumulator, std::is_signed<A>::value, patch.data(), row.data(), k, input_zero_point_,
-                  wz, 0));
+              const std::int32_t acc =
+                  static_cast<std::int32_t>(accumulate(system_.preset.accumulator, std::is_signed<A>::value,
+                                                       patch.data(), row.data(), k, input_zero_point_, wz, 0));
               std::memcpy(out.bytes.data() + o * sizeof(std::int32_t), &acc, sizeof acc);
             }
           }
@@ -213,8 +230,8 @@ class ConvAccumulatePrepared : public PreparedNode {
 
 }  // namespace
 
-std::unique_ptr<PreparedNode> prepare_fc_accumulate(const Graph& g, const Node& n, const System& sys,
-                                                    std::size_t batch, std::size_t depth, std::size_t out) {
+std::unique_ptr<PreparedNode> prepare_fc_accumulate(const Graph& g, const Node& n, const System& sys, std::size_t batch,
+                                                    std::size_t depth, std::size_t out) {
   return std::make_unique<FcAccumulatePrepared>(g, n, sys, batch, depth, out);
 }
 

@@ -25,8 +25,8 @@ void check_accumulate_tensors(const Graph& g, const Node& n, std::size_t filter_
 /// [out, depth] filter, each output the system's accumulator model applied to one dot product
 /// (qparity::accumulate, include/qparity/accumulator.h: int32 wrap-around, or pairsat16 where the
 /// profile says the runtime saturates int16 pairs).
-std::unique_ptr<PreparedNode> prepare_fc_accumulate(const Graph& g, const Node& n, const System& sys,
-                                                    std::size_t batch, std::size_t depth, std::size_t out);
+std::unique_ptr<PreparedNode> prepare_fc_accumulate(const Graph& g, const Node& n, const System& sys, std::size_t batch,
+                                                    std::size_t depth, std::size_t out);
 
 /// The prepared accumulate-only CONV_2D (OHWI filter, `geometry.groups` groups) or, with
 /// `depth_multiplier` > 0, DEPTHWISE_CONV_2D (1HWO filter, output channel oc reading input channel
