@@ -69,6 +69,39 @@ TEST(CliOnnx, RunModelEqualsTheRunnerInOnnxLayout) {
   EXPECT_TRUE(file_exists(dir + "/x_nhwc.npy"));  // the input transposed for the convolution
 }
 
+// A MatMulInteger model: `run --all-outputs` writes the int32 result by its ONNX name, equal to the
+// runner's; `inspect` names the accumulate-only arithmetic; `diff --model` compares the int32 outputs.
+TEST(CliOnnx, MatMulIntegerRunsWithInt32Outputs) {
+  qparity_test::MatMulIntegerSpec s;
+  const qparity_test::BuiltOnnx built = qparity_test::matmul_integer_model(s);
+  const std::string dir = make_temp_dir("onnx_mmi");
+  const std::string model = dir + "/mmi.onnx", input = dir + "/a.npy";
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(built.bytes.data()), static_cast<std::streamsize>(built.bytes.size()));
+  qparity::cli::write_npy(input, built.inputs[0]);
+  const CliResult r =
+      run_cli({"run", "--model", model, "--input", input, "--preset", "ort-cpu-vnni", "--all-outputs", dir + "/all"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const qparity::cli::Tensor y = qparity::cli::read_npy(dir + "/all/y.npy");
+  const qparity::model::Graph g = qparity::model::read_onnx(built.bytes, "mmi.onnx");
+  qparity::model::Runner runner(
+      g, qparity::model::resolve_node_map(qparity::model::parse_node_map("ort-cpu-vnni", "profile"), g, "profile"));
+  runner.run(built.inputs);
+  EXPECT_EQ(y.dtype, qparity::cli::DType::kInt32);
+  EXPECT_EQ(y.shape, (std::vector<std::size_t>{16, 8}));
+  EXPECT_EQ(y.bytes, runner.outputs()[0].bytes);
+  const CliResult ins = run_cli({"inspect", model, "--a", "ort-cpu-vnni", "--b", "ort-cpu-avx2"});
+  ASSERT_EQ(ins.exit_code, 0) << ins.err;
+  EXPECT_TRUE(contains(ins.out, "accumulate only")) << ins.out;
+  // The int32 accumulators are compared: full-range u8 x s8 data saturate some int16 pairs under
+  // ort-cpu-avx2, so the two ORT arithmetics differ.
+  const CliResult diff =
+      run_cli({"diff", "--model", model, "--input", input, "--a", "ort-cpu-vnni", "--b", "ort-cpu-avx2"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_FALSE(contains(diff.out, "No difference")) << diff.out;
+  EXPECT_FALSE(contains(diff.out, "not in the table")) << diff.out;
+}
+
 TEST(CliOnnx, InspectAndDiff) {
   const WrittenModel w = write_conv_model();
   const CliResult ins = run_cli({"inspect", w.model, "--a", "ort-cpu-avx2", "--b", "ort-cpu-vnni"});

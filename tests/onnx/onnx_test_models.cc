@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <random>
 
@@ -100,6 +101,81 @@ BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s) {
                           s.per_column ? "per-column" : "per-tensor", s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
+  return out;
+}
+
+BuiltOnnx matmul_integer_model(const MatMulIntegerSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13);
+  const std::size_t k = s.a_shape.back();
+  b.input("a", s.a, s.a_shape);
+  b.output("y", DType::kInt32);
+  b.initializer("b", random_tensor(rng, s.b, {k, s.n}, qparity::cli::dtype_min(s.b), qparity::cli::dtype_max(s.b)));
+  std::vector<std::string> inputs{"a", "b"};
+  if (s.a_zero_point || s.b_zero_point) inputs.push_back(s.a_zero_point ? "a_zero_point" : "");
+  if (s.a_zero_point) b.zero_points("a_zero_point", s.a, {s.a_zp});
+  if (s.b_zero_point) {
+    std::vector<std::int64_t> zps{s.b_zp};
+    if (s.b_per_column) {
+      zps.clear();
+      for (std::size_t j = 0; j < s.n; ++j) {
+        zps.push_back(std::clamp<std::int64_t>(s.b_zp + static_cast<std::int64_t>(j % 7) - 3,
+                                               qparity::cli::dtype_min(s.b), qparity::cli::dtype_max(s.b)));
+      }
+    }
+    b.zero_points("b_zero_point", s.b, zps);
+    inputs.push_back("b_zero_point");
+  }
+  b.node("MatMulInteger", inputs, {"y"});
+  BuiltOnnx out;
+  out.label = fmt::format("MatMulInteger {}x{} a {} n {} {} {} seed {}", qparity::cli::to_string(s.a),
+                          qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
+                          s.a_zero_point ? fmt::format("a_zp {}", s.a_zp) : std::string("no a_zp"),
+                          !s.b_zero_point  ? std::string("no b_zp")
+                          : s.b_per_column ? std::string("b_zp per column")
+                                           : fmt::format("b_zp {}", s.b_zp),
+                          s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
+  return out;
+}
+
+BuiltOnnx conv_integer_model(const ConvIntegerSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b(13);
+  b.input("x", s.x, {s.n, s.c, s.h, s.wd});
+  b.output("y", DType::kInt32);
+  b.initializer("w", random_tensor(rng, s.w, {s.m, s.c / s.group, s.kh, s.kw}, qparity::cli::dtype_min(s.w),
+                                   qparity::cli::dtype_max(s.w)));
+  std::vector<std::string> inputs{"x", "w"};
+  if (s.x_zero_point || s.w_zero_point) inputs.push_back(s.x_zero_point ? "x_zero_point" : "");
+  if (s.x_zero_point) b.zero_points("x_zero_point", s.x, {s.x_zp});
+  if (s.w_zero_point) {
+    std::vector<std::int64_t> zps{s.w_zp};
+    if (s.w_per_channel) {
+      zps.clear();
+      for (std::size_t oc = 0; oc < s.m; ++oc) zps.push_back(s.w_zp + static_cast<std::int64_t>(oc % 5) - 2);
+    }
+    b.zero_points("w_zero_point", s.w, zps);
+    inputs.push_back("w_zero_point");
+  }
+  onnx::NodeProto& node = b.node("ConvInteger", inputs, {"y"});
+  OnnxBuilder::ints(node, "pads", s.pads);
+  OnnxBuilder::ints(node, "strides", {static_cast<std::int64_t>(s.stride), static_cast<std::int64_t>(s.stride)});
+  OnnxBuilder::ints(node, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
+  OnnxBuilder::int_attr(node, "group", static_cast<std::int64_t>(s.group));
+  BuiltOnnx out;
+  out.label =
+      fmt::format("ConvInteger {}x{} c {} m {} {}x{} group {} stride {} dilation {} {} {} seed {}",
+                  qparity::cli::to_string(s.x), qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group, s.stride,
+                  s.dilation, s.x_zero_point ? fmt::format("x_zp {}", s.x_zp) : std::string("no x_zp"),
+                  !s.w_zero_point   ? std::string("no w_zp")
+                  : s.w_per_channel ? std::string("w_zp per channel")
+                                    : fmt::format("w_zp {}", s.w_zp),
+                  s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(
+      random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, qparity::cli::dtype_min(s.x), qparity::cli::dtype_max(s.x)));
   return out;
 }
 

@@ -49,6 +49,36 @@ struct QMatMulSpec {
 /// a [..., K] -> QLinearMatMul (b constant [K, n]) -> y.
 BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s);
 
+struct MatMulIntegerSpec {
+  qparity::cli::DType a = qparity::cli::DType::kUint8;
+  qparity::cli::DType b = qparity::cli::DType::kInt8;
+  std::vector<std::size_t> a_shape{16, 32};  ///< [..., K]
+  std::size_t n = 8;
+  bool a_zero_point = true;          ///< input 2 present (an absent one before b_zero_point is named '')
+  bool b_zero_point = true;          ///< input 3 present (else omitted)
+  bool b_per_column = false;         ///< b_zero_point one per column of B
+  std::int64_t a_zp = 3, b_zp = -2;  ///< b's per-column zero points are spread around b_zp
+  std::uint64_t seed = 1;
+};
+
+/// a [..., K] -> MatMulInteger (B constant [K, n], full range of its type) -> y int32; a full range.
+BuiltOnnx matmul_integer_model(const MatMulIntegerSpec& s);
+
+struct ConvIntegerSpec {
+  qparity::cli::DType x = qparity::cli::DType::kUint8;
+  qparity::cli::DType w = qparity::cli::DType::kUint8;
+  std::size_t n = 1, c = 4, h = 9, wd = 8, m = 6, kh = 3, kw = 3, group = 1, stride = 1, dilation = 1;
+  std::vector<std::int64_t> pads{1, 1, 1, 1};  ///< top, left, bottom, right
+  bool x_zero_point = true;                    ///< input 2 present (an absent one before w's is named '')
+  bool w_zero_point = true;                    ///< input 3 present (else omitted)
+  bool w_per_channel = false;                  ///< w_zero_point one per output channel (w_zp + oc % 5 - 2)
+  std::int64_t x_zp = 128, w_zp = 120;
+  std::uint64_t seed = 1;
+};
+
+/// x [n, c, h, wd] -> ConvInteger (w constant [m, c / group, kh, kw], full range) -> y int32 (NCHW).
+BuiltOnnx conv_integer_model(const ConvIntegerSpec& s);
+
 }  // namespace qparity_test
 
 namespace qparity_test {

@@ -290,6 +290,76 @@ TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) {
   run_cases(matmul_cases());
 }
 
+// MatMulInteger: the raw int32 results (no requantization) of the type pairs ORT registers (u8 x u8,
+// u8 x s8, s8 x s8), without zero points, with scalar ones and with B's per column, full-range data.
+// u8 x s8 rows are the ones whose K pairs saturate in MLAS's kernel on CPUs without VNNI (the
+// contrast profile must differ there).
+TEST(OnnxOracle, MatMulIntegerBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 400;
+  for (DType a : {kS8, kU8}) {
+    for (DType b : {kS8, kU8}) {
+      if (a == kS8 && b == kU8) continue;  // ORT has no s8 x u8 MatMulInteger kernel
+      for (int zp = 0; zp < 3; ++zp) {
+        MatMulIntegerSpec s;
+        s.a = a;
+        s.b = b;
+        s.a_zero_point = zp >= 1;
+        s.b_zero_point = zp >= 1;
+        s.b_per_column = zp == 2;
+        s.a_zp = a == kU8 ? 128 : -3;
+        s.b_zp = b == kU8 ? 131 : 2;
+        s.a_shape = zp == 2 ? std::vector<std::size_t>{2, 5, 33} : std::vector<std::size_t>{12, 64};
+        s.n = zp == 2 ? 10 : 16;
+        s.seed = seed++;
+        const std::string row = std::string("MatMulInteger ") + (a == kU8 ? "u8" : "s8") + " x " +
+                                (b == kU8 ? "u8" : "s8") +
+                                (zp == 0   ? " no zero points"
+                                 : zp == 1 ? " scalar zero points"
+                                           : " b per column");
+        cases.push_back({row, matmul_integer_model(s), a == kU8 && b == kS8});
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+// ConvInteger: the raw int32 results of the one type pair ORT registers (u8 x u8), full-range data,
+// with and without zero points, padded (ORT pads with x_zero_point), strided and dilated, grouped and
+// depthwise.
+TEST(OnnxOracle, ConvIntegerBitExactWithOrtCpu) {
+  std::vector<OrtCase> cases;
+  std::uint64_t seed = 500;
+  for (int shape = 0; shape < 5; ++shape) {
+    ConvIntegerSpec s;
+    s.x_zero_point = shape != 1;
+    s.w_zero_point = shape != 1 && shape != 4;
+    s.x_zp = 131;
+    s.w_zp = 117;
+    std::string row = "ConvInteger u8 x u8";
+    if (shape == 1) row += " no zero points";
+    if (shape == 2) {
+      s.stride = 2;
+      s.dilation = 2;
+      s.pads = {0, 2, 1, 0};
+      s.h = s.wd = 11;
+      row += " stride 2 dilation 2";
+    } else if (shape == 3) {
+      s.c = 6;
+      s.group = 3;
+      row += " grouped";
+    } else if (shape == 4) {
+      s.c = 4;
+      s.group = 4;
+      s.m = 8;
+      row += " depthwise";
+    }
+    s.seed = seed++;
+    cases.push_back({row, conv_integer_model(s)});
+  }
+  run_cases(cases);
+}
+
 // com.microsoft QLinearMul: ONNX Runtime's own float32 formula (product of the corrected inputs in
 // int32, times float(s1 s2 / so), plus the zero point, round half to even). The generic float32
 // formula of fbgemm's system (dequantize both, multiply, divide by the output scale) is the

@@ -46,8 +46,15 @@ cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& input
       const int t = node.outputs[k];
       const TensorDef& def = graph.tensors[static_cast<std::size_t>(t)];
       const bool is_float = cli::is_float(def.dtype);
-      if (!is_float && def.dtype != DType::kInt8 && def.dtype != DType::kUint8 && def.dtype != DType::kInt16) {
-        ++*other_outputs;  // int32 / int64 index and shape tensors: not activations
+      // The int32 outputs of accumulate-only conv-like nodes (ONNX ConvInteger / MatMulInteger) are
+      // raw accumulators, compared in units of 1; other int32 / int64 outputs are index and shape
+      // tensors, not activations.
+      const bool accumulators =
+          def.dtype == DType::kInt32 &&
+          (node.op == OpKind::kConv2D || node.op == OpKind::kDepthwiseConv2D || node.op == OpKind::kFullyConnected);
+      if (!is_float && !accumulators && def.dtype != DType::kInt8 && def.dtype != DType::kUint8 &&
+          def.dtype != DType::kInt16) {
+        ++*other_outputs;
         continue;
       }
       LayerDrift d;

@@ -112,8 +112,11 @@ class Importer {
   Tensor read_tensor_proto(const onnx::TensorProto& t, const std::string& label) const;
   void read_inputs(const onnx::GraphProto& graph);
   void read_node(const onnx::NodeProto& node, std::size_t index);
-  void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label);
+  // int32_output: the raw accumulators (ConvInteger), the y scale and zero point unused.
+  void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label, bool int32_output = false);
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
+  void read_matmul_integer(const onnx::NodeProto& node, const std::string& label);
+  void read_conv_integer(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
@@ -455,7 +458,7 @@ std::vector<std::int64_t> ints_attribute(const onnx::NodeProto& node, const char
   return {a->ints().begin(), a->ints().end()};
 }
 
-void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string& label) {
+void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string& label, bool int32_output) {
   if (node.input_size() < 8 || node.input_size() > 9) {
     fail(
         fmt::format("{}: {} inputs; allowed: 8 or 9 (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, "
@@ -590,7 +593,8 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
     g_.tensors.push_back(std::move(bd));
     bias = static_cast<int>(g_.tensors.size()) - 1;
   }
-  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
+  const int y = int32_output ? output_tensor(node.output(0), DType::kInt32, Quantization{}, /*nhwc=*/true, label)
+                             : output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
   Node n;
   n.name = node.name().empty() ? node.output(0) : node.name();
   n.inputs = {x, filter, bias};
@@ -668,6 +672,135 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
   o->keep_num_dims = true;  // MatMul keeps a's leading dimensions
   n.options = o;
   add_node(std::move(n));
+}
+
+// MatMulInteger: y = (a - a_zero_point) x (b - b_zero_point) in int32, no scales (opset 10). Read as
+// an accumulate-only FULLY_CONNECTED (int32 output, model/ops/int32_accumulate.h) with b transposed to
+// (N, K); the zero points are optional (0 when absent or named ''), a's a scalar, b's a scalar or one
+// per column. The tensors get scale 1 so that qparity's quantization records hold the zero points.
+void Importer::read_matmul_integer(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 2 || node.input_size() > 4) {
+    fail(fmt::format("{}: {} inputs; allowed: 2 to 4 (A, B, a_zero_point, b_zero_point)", label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  const Tensor& b = constant_input(node, 1, label, "B");
+  if (b.dtype != DType::kInt8 && b.dtype != DType::kUint8) {
+    fail(fmt::format("{}: B '{}' is {}; allowed: int8, uint8", label, node.input(1), cli::to_string(b.dtype)));
+  }
+  if (b.shape.size() != 2 || b.shape[0] == 0 || b.shape[1] == 0) {
+    fail(fmt::format("{}: B '{}' has shape {}; allowed: 2-D (K, N), non-empty", label, node.input(1),
+                     cli::shape_text(b.shape)));
+  }
+  const std::size_t k = b.shape[0], nn = b.shape[1];
+  const auto present = [&](int i) { return node.input_size() > i && !node.input(i).empty(); };
+  const auto a_value = values_.find(node.input(0));
+  if (a_value == values_.end()) {
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
+                    "topological order)",
+                    label, node.input(0)));
+  }
+  const Value& av = a_value->second;
+  const DType a_type = g_.tensors[static_cast<std::size_t>(av.onnx >= 0 ? av.onnx : av.nhwc)].dtype;
+  if (a_type != DType::kInt8 && a_type != DType::kUint8) {
+    fail(fmt::format("{}: A '{}' is {}; allowed: int8, uint8", label, node.input(0), cli::to_string(a_type)));
+  }
+  Quantization aq, bq;
+  aq.zero_points = {0};
+  bq.zero_points = {0};
+  if (present(2)) {
+    DType t{};
+    aq.zero_points = zero_points(node, 2, label, "a_zero_point", 0, &t);
+    if (t != a_type) {
+      fail(fmt::format("{}: a_zero_point '{}' is {}, A {}; allowed: the same type", label, node.input(2),
+                       cli::to_string(t), cli::to_string(a_type)));
+    }
+  }
+  if (present(3)) {
+    DType t{};
+    bq.zero_points = zero_points(node, 3, label, "b_zero_point", nn, &t);
+    if (t != b.dtype) {
+      fail(fmt::format("{}: b_zero_point '{}' is {}, B {}; allowed: the same type", label, node.input(3),
+                       cli::to_string(t), cli::to_string(b.dtype)));
+    }
+  }
+  aq.scales = {1.0f};
+  bq.scales.assign(bq.zero_points.size(), 1.0f);
+  const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
+  const std::vector<std::size_t>& as = g_.tensors[static_cast<std::size_t>(a)].shape;
+  if (as.size() < 2 || as.back() != k) {
+    fail(fmt::format("{}: A '{}' has shape {}; allowed: rank >= 2 with last dimension {} (B's K)", label, node.input(0),
+                     cli::shape_text(as), k));
+  }
+  Tensor f = cli::make_tensor(b.dtype, {nn, k});
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < nn; ++j) f.bytes[j * k + i] = b.bytes[i * nn + j];
+  }
+  bq.axis = 0;
+  TensorDef fd;
+  fd.name = node.input(1);
+  fd.dtype = b.dtype;
+  fd.shape = f.shape;
+  fd.quant = bq;
+  fd.data = std::move(f);
+  g_.tensors.push_back(std::move(fd));
+  const int filter = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), DType::kInt32, Quantization{}, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kFullyConnected;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {a, filter, -1};
+  n.outputs = {y};
+  auto o = std::make_shared<FullyConnectedOptions>();
+  o->keep_num_dims = true;  // MatMul keeps A's leading dimensions
+  n.options = o;
+  add_node(std::move(n));
+}
+
+// ConvInteger: y = conv(x - x_zero_point, w - w_zero_point) in int32, no scales or bias (opset 10),
+// padding with x_zero_point (so padded taps add 0). Read through read_qlinear_conv (the same
+// attributes, filter layouts, groups and depthwise mapping) as a QLinearConv with unit scales and an
+// int32 output without quantization: an accumulate-only CONV_2D or DEPTHWISE_CONV_2D
+// (model/ops/int32_accumulate.h). The zero points are optional (0 of x's / w's type when absent).
+void Importer::read_conv_integer(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 2 || node.input_size() > 4) {
+    fail(fmt::format("{}: {} inputs; allowed: 2 to 4 (x, w, x_zero_point, w_zero_point)", label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  const auto x_value = values_.find(node.input(0));
+  if (x_value == values_.end()) {
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node (ONNX nodes are in "
+                    "topological order)",
+                    label, node.input(0)));
+  }
+  const Value& xv = x_value->second;
+  const DType x_type = g_.tensors[static_cast<std::size_t>(xv.onnx >= 0 ? xv.onnx : xv.nhwc)].dtype;
+  const Tensor& w = constant_input(node, 1, label, "w");
+  for (DType t : {x_type, w.dtype}) {
+    if (t != DType::kInt8 && t != DType::kUint8) {
+      fail(fmt::format("{}: x '{}' is {}, w '{}' {}; allowed: int8, uint8", label, node.input(0),
+                       cli::to_string(x_type), node.input(1), cli::to_string(w.dtype)));
+    }
+  }
+  const std::string unit = node.output(0) + ":unit_scale";
+  if (constants_.count(unit) == 0) {
+    Tensor one = cli::make_tensor(DType::kFloat32, {});
+    const float v = 1.0f;
+    std::memcpy(one.bytes.data(), &v, sizeof v);
+    constants_.emplace(unit, std::move(one));
+  }
+  onnx::NodeProto f;
+  f.set_op_type("QLinearConv");
+  f.set_name(node.name());
+  f.add_output(node.output(0));
+  *f.mutable_attribute() = node.attribute();
+  const std::string x_zp = zero_point_name(node, 2, x_type, node.input(0));
+  for (const std::string& in :
+       {node.input(0), unit, x_zp, node.input(1), unit, zero_point_name(node, 3, w.dtype, node.input(1)), unit, x_zp}) {
+    f.add_input(in);
+  }
+  read_qlinear_conv(f, label, /*int32_output=*/true);
 }
 
 // com.microsoft QLinearAdd / QLinearMul: y = a + b or a * b, each with its own quantization; b is
@@ -1386,6 +1519,14 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   if (domain.empty() && node.op_type() == "QLinearConv") return read_qlinear_conv(node, label);
   if (domain.empty() && node.op_type() == "QLinearMatMul") return read_qlinear_matmul(node, label);
+  if (domain.empty() && node.op_type() == "MatMulInteger") return read_matmul_integer(node, label);
+  if (domain.empty() && node.op_type() == "ConvInteger") return read_conv_integer(node, label);
+  if (domain.empty() && (node.op_type() == "Cast" || node.op_type() == "DynamicQuantizeLinear")) {
+    fail(
+        fmt::format("{}: qparity does not run {} (the float part of a dynamic-quantized model); allowed: models "
+                    "whose outputs are ConvInteger's or MatMulInteger's int32 results",
+                    label, node.op_type()));
+  }
   if (domain.empty() && node.op_type() == "Flatten") return read_reshape(node, label, /*flatten=*/true);
   if (domain.empty() && node.op_type() == "Reshape") return read_reshape(node, label, /*flatten=*/false);
   if (domain == "com.microsoft" && node.op_type() == "QLinearMul") {
@@ -1407,13 +1548,14 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
                     "operators only between DequantizeLinear and QuantizeLinear nodes (QDQ form)",
                     label, node.input_size() > 0 ? node.input(0) : std::string()));
   }
-  fail(
-      fmt::format("{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
-                  "QLinearMatMul (constant b), com.microsoft.QLinearAdd / QLinearMul / QLinearGlobalAveragePool / "
-                  "QLinearConcat / QLinearAveragePool, Flatten / Reshape of their outputs, Constant, and QDQ groups "
-                  "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
-                  "Reshape or Flatten -> QuantizeLinear)",
-                  label));
+  fail(fmt::format(
+      "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
+      "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
+      "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool, Flatten / Reshape of "
+      "their outputs, Constant, and QDQ groups "
+      "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
+      "Reshape or Flatten -> QuantizeLinear)",
+      label));
 }
 
 Graph Importer::read(const onnx::ModelProto& model) {

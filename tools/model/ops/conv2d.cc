@@ -2,10 +2,12 @@
 // int32 bias, fused activation; the arithmetic is the library's conv2d under the node's preset
 // (include/qparity/conv2d.h, reference_conv2d.h). Sources: TFLite kernels/conv.cc and
 // reference_integer_ops/conv.h (docs/semantics.md §3.4); XNNPACK's delegate: xnnpack_delegate.cc
-// VisitConv2DNode. Float32 convolutions run under a float precision (float_precision.h, §24).
+// VisitConv2DNode. Float32 convolutions run under a float precision (float_precision.h, §24); an
+// int32 output makes it accumulate-only (int32_accumulate.h: ONNX ConvInteger).
 #include <fmt/format.h>
 
 #include "model/ops/conv_common.h"
+#include "model/ops/int32_accumulate.h"
 #include "qparity/conv2d.h"
 #include "qparity/float_precision.h"
 #include "tflite_subset_generated.h"
@@ -152,7 +154,12 @@ class Conv2DOp : public Op {
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const ConvShapes s = conv_shapes(g, n);
-    check_conv_tensors(g, n, 0, s.geometry.out_channels);
+    if (accumulates_only(g, n)) {
+      check_accumulate_tensors(g, n, 0, s.geometry.out_channels,
+                               n.opts<Conv2DOptions>().activation != Activation::kNone);
+    } else {
+      check_conv_tensors(g, n, 0, s.geometry.out_channels);
+    }
     set_output_shape(g, n, 0, {s.geometry.batch, s.window.out_h, s.window.out_w, s.geometry.out_channels});
   }
 
@@ -160,6 +167,10 @@ class Conv2DOp : public Op {
                                         Engine engine) const override {
     check_system_fits(g, n, sys);
     if (sys.float_precision) return std::make_unique<FloatConv2DPrepared>(g, n, sys);
+    if (accumulates_only(g, n)) {
+      const ConvShapes s = conv_shapes(g, n);
+      return prepare_conv_accumulate(g, n, sys, s.geometry, s.window, 0);
+    }
     return std::make_unique<Conv2DPrepared>(g, n, sys, engine);
   }
 

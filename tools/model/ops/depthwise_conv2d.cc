@@ -3,10 +3,12 @@
 // (include/qparity/depthwise_conv2d.h, reference_conv2d.h). Sources: TFLite
 // kernels/depthwise_conv.cc and reference_integer_ops/depthwise_conv.h (docs/semantics.md §3.4);
 // XNNPACK's delegate: xnnpack_delegate.cc VisitDepthwiseConv2DNode. Float32 ones run under a float
-// precision (include/qparity/float_precision.h, docs/semantics.md §24).
+// precision (include/qparity/float_precision.h, docs/semantics.md §24); an int32 output makes it
+// accumulate-only (int32_accumulate.h: ONNX ConvInteger).
 #include <fmt/format.h>
 
 #include "model/ops/conv_common.h"
+#include "model/ops/int32_accumulate.h"
 #include "qparity/depthwise_conv2d.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
@@ -154,7 +156,12 @@ class DepthwiseConv2DOp : public Op {
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const ConvShapes s = conv_shapes(g, n);
-    check_conv_tensors(g, n, 3, s.geometry.out_channels());
+    if (accumulates_only(g, n)) {
+      check_accumulate_tensors(g, n, 3, s.geometry.out_channels(),
+                               n.opts<DepthwiseConv2DOptions>().activation != Activation::kNone);
+    } else {
+      check_conv_tensors(g, n, 3, s.geometry.out_channels());
+    }
     set_output_shape(g, n, 0, {s.geometry.batch, s.window.out_h, s.window.out_w, s.geometry.out_channels()});
   }
 
@@ -162,6 +169,18 @@ class DepthwiseConv2DOp : public Op {
                                         Engine engine) const override {
     check_system_fits(g, n, sys);
     if (sys.float_precision) return std::make_unique<FloatDepthwisePrepared>(g, n, sys);
+    if (accumulates_only(g, n)) {
+      const ConvShapes s = conv_shapes(g, n);
+      Conv2DGeometry c;  // the depthwise window as a convolution with one group per input channel
+      c.batch = s.geometry.batch;
+      c.in_h = s.geometry.in_h;
+      c.in_w = s.geometry.in_w;
+      c.in_channels = s.geometry.in_channels;
+      c.out_channels = s.geometry.out_channels();
+      c.groups = s.geometry.in_channels;
+      c.window = s.geometry.window;
+      return prepare_conv_accumulate(g, n, sys, c, s.window, s.geometry.depth_multiplier);
+    }
     return std::make_unique<DepthwisePrepared>(g, n, sys, engine);
   }
 

@@ -3,10 +3,12 @@
 // library's GEMM under the node's preset (include/qparity/fully_connected.h). Sources: TFLite
 // kernels/fully_connected.cc, reference_integer_ops/fully_connected.h; XNNPACK's delegate:
 // xnnpack_delegate.cc VisitFullyConnectedNode. Float32 ones run under a float precision
-// (include/qparity/float_precision.h, docs/semantics.md §24).
+// (include/qparity/float_precision.h, docs/semantics.md §24); an int32 output makes it
+// accumulate-only (int32_accumulate.h: ONNX MatMulInteger).
 #include <fmt/format.h>
 
 #include "model/ops/conv_common.h"
+#include "model/ops/int32_accumulate.h"
 #include "qparity/fully_connected.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
@@ -150,7 +152,11 @@ class FullyConnectedOp : public Op {
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 2, 3, 1);
     const FcShape s = fc_shape(g, n);
-    check_conv_tensors(g, n, 0, s.out);
+    if (accumulates_only(g, n)) {
+      check_accumulate_tensors(g, n, 0, s.out, n.opts<FullyConnectedOptions>().activation != Activation::kNone);
+    } else {
+      check_conv_tensors(g, n, 0, s.out);
+    }
     set_output_shape(g, n, 0, s.out_shape);
   }
 
@@ -158,6 +164,10 @@ class FullyConnectedOp : public Op {
                                         Engine engine) const override {
     check_system_fits(g, n, sys);
     if (sys.float_precision) return std::make_unique<FloatFcPrepared>(g, n, sys);
+    if (accumulates_only(g, n)) {
+      const FcShape s = fc_shape(g, n);
+      return prepare_fc_accumulate(g, n, sys, s.batch, s.depth, s.out);
+    }
     return std::make_unique<FcPrepared>(g, n, sys, engine);
   }
 
