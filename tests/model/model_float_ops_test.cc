@@ -4,7 +4,8 @@
 // precision; each op's output equals the same step computed here from the run's own inputs with
 // the header's reference (conv-like ops) or with the stated formula (round_to over the element-wise
 // and pooling steps); under fp32 nothing is rounded to a narrower format; the .tflite writer and
-// reader keep the graph; and a float precision on a quantized node, an integer preset on a float
+// reader keep the graph; a float classifier's FULLY_CONNECTED -> SOFTMAX, read back from the
+// .tflite writer's bytes, runs reference::float_softmax on the run's own logits; and a float precision on a quantized node, an integer preset on a float
 // node, and an op without a float form under a float precision are errors naming what is allowed.
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
+#include "model/ops/data_ops.h"
 #include "model/runner.h"
 #include "model/tflite/tflite_reader.h"
 #include "model/tflite/tflite_writer.h"
@@ -239,6 +241,55 @@ std::string error_of(const Graph& g, const std::string& map) {
     return e.what();
   }
   return "";
+}
+
+TEST(ModelFloatOps, SoftmaxEndsAFloatClassifier) {
+  // FULLY_CONNECTED 64 -> 10 then SOFTMAX (beta 1), and a second SOFTMAX with beta 0.5 on the
+  // logits, written as a .tflite and read back.
+  std::mt19937 rng(9);
+  GraphBuilder b("classifier");
+  const int x = b.tensor("x", DType::kFloat32, {2, 64});
+  b.input(x);
+  const int w = b.constant("fc/w", random_floats(rng, {10, 64}, 0.4f));
+  const int logits = b.tensor("logits", DType::kFloat32, {});
+  b.node(OpKind::kFullyConnected, {x, w}, {logits}, std::make_shared<FullyConnectedOptions>(), "fc");
+  int probs[2] = {0, 0};
+  const float betas[2] = {1.0f, 0.5f};
+  for (int k = 0; k < 2; ++k) {
+    auto o = std::make_shared<SoftmaxOptions>();
+    o->beta = betas[k];
+    probs[k] = b.tensor(k == 0 ? "probs" : "probs_half", DType::kFloat32, {});
+    b.node(OpKind::kSoftmax, {logits}, {probs[k]}, o, k == 0 ? "softmax" : "softmax_half");
+    b.output(probs[k]);
+  }
+  const Graph built = b.finish();
+  const Graph g = read_tflite(write_tflite(built), "classifier.tflite");
+  const Tensor input = random_floats(rng, {2, 64}, 3.0f);
+  std::vector<float> fp32_probs;
+  for (const qparity::FloatPrecision& p : qparity::float_precisions()) {
+    Runner r(g, resolve_node_map(parse_node_map(p.name, "--a"), g, "--a"));
+    r.run({input});
+    const std::vector<float> z = floats_of(r.value(logits));
+    for (int k = 0; k < 2; ++k) {
+      std::vector<float> want(20);
+      qparity::reference::float_softmax(2, 10, betas[k], p, z.data(), want.data());
+      expect_bits(floats_of(r.value(probs[k])), want, p.name + " softmax beta " + std::to_string(betas[k]));
+    }
+    const std::vector<float> y = floats_of(r.value(probs[0]));
+    for (std::size_t row = 0; row < 2; ++row) {
+      float sum = 0.0f;
+      for (std::size_t j = 0; j < 10; ++j) sum += y[row * 10 + j];
+      EXPECT_NEAR(sum, 1.0f, 0.02f) << p.name;  // probabilities, to the storage format's precision
+    }
+    if (p.name == "fp32") {
+      fp32_probs = y;
+    } else {
+      EXPECT_NE(y, fp32_probs) << p.name << " computes like fp32";
+    }
+  }
+  // The node is named by its output after the .tflite round trip.
+  const std::string integer = error_of(g, "fp32,softmax=tflite-reference");
+  EXPECT_NE(integer.find("(SOFTMAX 'probs') computes on float32 tensors"), std::string::npos) << integer;
 }
 
 TEST(ModelFloatOps, WrongSystemsAreErrorsNamingWhatIsAllowed) {
