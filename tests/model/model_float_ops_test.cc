@@ -5,7 +5,10 @@
 // the header's reference (conv-like ops) or with the stated formula (round_to over the element-wise
 // and pooling steps); under fp32 nothing is rounded to a narrower format; the .tflite writer and
 // reader keep the graph; a float classifier's FULLY_CONNECTED -> SOFTMAX, read back from the
-// .tflite writer's bytes, runs reference::float_softmax on the run's own logits; and a float precision on a quantized node, an integer preset on a float
+// .tflite writer's bytes, runs reference::float_softmax on the run's own logits; a float16-weight
+// model (TFLite's fp16 quantization: FLOAT16 constants, DEQUANTIZE to FLOAT32) read back from the
+// writer's bytes runs under every precision as the same model with the float32 weights, while an
+// int8 DEQUANTIZE keeps its integer form; and a float precision on a quantized node, an integer preset on a float
 // node, and an op without a float form under a float precision are errors naming what is allowed.
 #include <gtest/gtest.h>
 
@@ -24,6 +27,7 @@
 #include "model/runner.h"
 #include "model/tflite/tflite_reader.h"
 #include "model/tflite/tflite_writer.h"
+#include "qparity/float_formats.h"
 #include "qparity/float_precision.h"
 #include "tool_error.h"
 
@@ -290,6 +294,96 @@ TEST(ModelFloatOps, SoftmaxEndsAFloatClassifier) {
   // The node is named by its output after the .tflite round trip.
   const std::string integer = error_of(g, "fp32,softmax=tflite-reference");
   EXPECT_NE(integer.find("(SOFTMAX 'probs') computes on float32 tensors"), std::string::npos) << integer;
+}
+
+Tensor float16_of(const Tensor& f32) {
+  Tensor t = qparity::cli::make_tensor(DType::kFloat16, f32.shape);
+  const std::vector<float> v = floats_of(f32);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::uint16_t h = qparity::float_to_float16(v[i]);
+    std::memcpy(t.bytes.data() + 2 * i, &h, 2);
+  }
+  return t;
+}
+
+Tensor float32_of(const Tensor& f16) {
+  Tensor t = qparity::cli::make_tensor(DType::kFloat32, f16.shape);
+  for (std::size_t i = 0; i < f16.elements(); ++i) {
+    std::uint16_t h;
+    std::memcpy(&h, f16.bytes.data() + 2 * i, 2);
+    const float f = qparity::float16_to_float(h);
+    std::memcpy(t.bytes.data() + 4 * i, &f, 4);
+  }
+  return t;
+}
+
+TEST(ModelFloatOps, Float16WeightsThroughDequantizeRunLikeTheirFloat32Values) {
+  // CONV_2D whose filter and bias are FLOAT16 constants, each DEQUANTIZEd to FLOAT32, written by
+  // the .tflite writer and read back; the same conv with the float32 values of those weights.
+  std::mt19937 rng(12);
+  const Tensor w16 = float16_of(random_floats(rng, {8, 3, 3, 4}, 0.5f));
+  const Tensor b16 = float16_of(random_floats(rng, {8}, 0.5f));
+  auto conv_graph = [&](bool fp16_weights, int* dq_out) {
+    GraphBuilder b(fp16_weights ? "fp16 weights" : "fp32 weights");
+    const int x = b.tensor("x", DType::kFloat32, {1, 6, 6, 4});
+    b.input(x);
+    int w = 0, bias = 0;
+    if (fp16_weights) {
+      const int wh = b.constant("w_fp16", w16), bh = b.constant("b_fp16", b16);
+      w = b.tensor("w", DType::kFloat32, {});
+      bias = b.tensor("b", DType::kFloat32, {});
+      b.node(OpKind::kDequantize, {wh}, {w}, nullptr, "dequantize_w");
+      b.node(OpKind::kDequantize, {bh}, {bias}, nullptr, "dequantize_b");
+      *dq_out = w;
+    } else {
+      w = b.constant("w", float32_of(w16));
+      bias = b.constant("b", float32_of(b16));
+    }
+    const int y = b.tensor("y", DType::kFloat32, {});
+    auto co = std::make_shared<Conv2DOptions>();
+    co->window.padding = qparity::Padding::kSame;
+    b.node(OpKind::kConv2D, {x, w, bias}, {y}, co, "conv");
+    b.output(y);
+    return b.finish();
+  };
+  int dq = 0, unused = 0;
+  const Graph g16 = read_tflite(write_tflite(conv_graph(true, &dq)), "fp16_weights.tflite");
+  const Graph g32 = conv_graph(false, &unused);
+  ASSERT_EQ(g16.tensors[static_cast<std::size_t>(g16.nodes[0].inputs[0])].dtype, DType::kFloat16);
+  const Tensor input = random_floats(rng, {1, 6, 6, 4}, 2.0f);
+  for (const qparity::FloatPrecision& p : qparity::float_precisions()) {
+    Runner a(g16, resolve_node_map(parse_node_map(p.name, "--a"), g16, "--a"));
+    Runner b(g32, resolve_node_map(parse_node_map(p.name, "--a"), g32, "--a"));
+    a.run({input});
+    b.run({input});
+    expect_bits(floats_of(a.value(dq)), floats_of(float32_of(w16)), p.name + " dequantized filter");
+    EXPECT_EQ(a.outputs()[0].bytes, b.outputs()[0].bytes) << p.name;
+  }
+  // A QUANTIZE -> int8 RELU -> DEQUANTIZE edge keeps its integer form: it runs under an integer
+  // preset, and a float precision on the int8 DEQUANTIZE names its input type.
+  GraphBuilder b("int8 edges");
+  const int x = b.tensor("x", DType::kFloat32, {1, 8});
+  b.input(x);
+  const int q = b.tensor("q", DType::kInt8, {}, GraphBuilder::per_tensor(0.05f, 3));
+  b.node(OpKind::kQuantize, {x}, {q}, nullptr, "quantize");
+  const int r = b.tensor("r", DType::kInt8, {}, GraphBuilder::per_tensor(0.05f, 3));
+  b.node(OpKind::kRelu, {q}, {r}, nullptr, "relu");
+  const int y = b.tensor("y", DType::kFloat32, {});
+  b.node(OpKind::kDequantize, {r}, {y}, nullptr, "dequantize");
+  b.output(y);
+  const Graph edges = read_tflite(write_tflite(b.finish()), "edges.tflite");
+  Runner ok(edges, resolve_node_map(parse_node_map("tflite-reference", "--a"), edges, "--a"));
+  const Tensor xin = random_floats(rng, {1, 8}, 1.0f);
+  ok.run({xin});
+  const std::vector<float> xs = floats_of(xin), ys = floats_of(ok.outputs()[0]);
+  for (std::size_t i = 0; i < 8; ++i) {
+    // QUANTIZE (TFLite reference: round half away of float(x / s)) + 3, RELU clamps at the zero point.
+    const long qv = std::max(3L, std::min(127L, std::lround(xs[i] / 0.05f) + 3));
+    EXPECT_EQ(ys[i], static_cast<float>(static_cast<double>(0.05f) * static_cast<double>(qv - 3))) << i;
+  }
+  const std::string err = error_of(edges, "tflite-reference,dequantize=fp16");
+  EXPECT_NE(err.find("'fp16' is a float precision, for float32 tensors; this op's input is int8"), std::string::npos)
+      << err;
 }
 
 TEST(ModelFloatOps, WrongSystemsAreErrorsNamingWhatIsAllowed) {
