@@ -381,6 +381,20 @@ TEST(ModelFloatOps, Float16WeightsThroughDequantizeRunLikeTheirFloat32Values) {
     const long qv = std::max(3L, std::min(127L, std::lround(xs[i] / 0.05f) + 3));
     EXPECT_EQ(ys[i], static_cast<float>(static_cast<double>(0.05f) * static_cast<double>(qv - 3))) << i;
   }
+  // A FLOAT16 tensor that is not a constant (here a graph input) is refused by the reader.
+  GraphBuilder h("fp16 input");
+  const int xh = h.tensor("x_fp16", DType::kFloat16, {1, 4});
+  h.input(xh);
+  const int yh = h.tensor("y", DType::kFloat32, {});
+  h.node(OpKind::kDequantize, {xh}, {yh}, nullptr, "dequantize");
+  h.output(yh);
+  try {
+    read_tflite(write_tflite(h.finish()), "fp16_input.tflite");
+    ADD_FAILURE() << "a non-constant FLOAT16 tensor was read";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("'x_fp16' is a FLOAT16 tensor without data; allowed: FLOAT16 for constant"),
+              std::string::npos) << e.what();
+  }
   const std::string err = error_of(edges, "tflite-reference,dequantize=fp16");
   EXPECT_NE(err.find("'fp16' is a float precision, for float32 tensors; this op's input is int8"), std::string::npos)
       << err;

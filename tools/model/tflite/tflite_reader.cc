@@ -155,6 +155,11 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
       d.data = std::move(data);
     }
   }
+  if (d.dtype == DType::kFloat16 && !d.data) {
+    // TFLite's float16 quantization writes FLOAT16 constants only (weights a DEQUANTIZE converts).
+    model_error(name, fmt::format("{} is a FLOAT16 tensor without data; allowed: FLOAT16 for constant tensors "
+                                  "(float16-quantized weights, read through a DEQUANTIZE)", label));
+  }
   return d;
 }
 
