@@ -1,7 +1,7 @@
 // Float precisions: how a float32 model computes on hardware that stores (and possibly sums) in a
 // narrower format, e.g. a GPU under OpenVINO's default INFERENCE_PRECISION_HINT = f16, or a
-// bfloat16 accelerator. The header-only reference of CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED on float tensors under a precision. docs/semantics.md §24.
+// bfloat16 accelerator. The header-only reference of CONV_2D, DEPTHWISE_CONV_2D,
+// FULLY_CONNECTED and SOFTMAX on float tensors under a precision. docs/semantics.md §24.
 //
 // A precision is a storage format and an accumulator format (float_formats.h for binary16 and
 // bfloat16, both rounded to nearest, ties to even):
@@ -44,6 +44,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -277,6 +278,42 @@ inline void float_fully_connected(std::size_t batch, std::size_t depth, std::siz
       FloatDot dot(p);
       for (std::size_t i = 0; i < depth; ++i) dot.add(in[n * depth + i], w[o * depth + i]);
       output[n * out_depth + o] = dot.finish(b[o], clamp);
+    }
+  }
+}
+
+/// SOFTMAX on float tensors under precision p, over consecutive rows of `depth` elements:
+/// TFLite's float reference kernel (reference_ops::Softmax, tflite/kernels/internal/reference/
+/// softmax.h: max, then exp((x - max) * beta) summed in index order, then each exp / sum) with
+/// the precision's roundings:
+///   x_j = round_storage(input_j)                  the load
+///   m   = max_j x_j                               std::max from float's lowest, in index order
+///   t_j = float32(float32(x_j - m) * beta)        two float32 operations, as the kernel's floats
+///   e_j = round_acc(std::exp(t_j))                float32 exp of the C library (std::exp(float),
+///                                                 glibc's expf here: not a correctly rounded
+///                                                 operation), rounded to the accumulator format
+///   s   = round_acc(s + e_j) from +0, j = 0, 1, ... in index order
+///   y_j = round_storage(round_acc(e_j / s))       float32 division, rounded to the accumulator
+///                                                 format, then stored
+/// Under fp32 every round_* is the identity, so this is the kernel itself. Under fp16-acc16 each
+/// sum and quotient of two binary16 values is the correctly rounded binary16 result (the header
+/// comment's argument). beta > 0 and depth > 0 are the caller's to check.
+inline void float_softmax(std::size_t rows, std::size_t depth, float beta, const FloatPrecision& p,
+                          const float* input, float* output) {
+  const std::vector<float> in = detail::stored(p.storage, input, rows * depth);
+  std::vector<float> e(depth);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* x = in.data() + r * depth;
+    float m = std::numeric_limits<float>::lowest();
+    for (std::size_t j = 0; j < depth; ++j) m = std::max(m, x[j]);
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < depth; ++j) {
+      const float t = (x[j] - m) * beta;
+      e[j] = round_to(p.accumulator, std::exp(t));
+      sum = round_to(p.accumulator, sum + e[j]);
+    }
+    for (std::size_t j = 0; j < depth; ++j) {
+      output[r * depth + j] = round_to(p.storage, round_to(p.accumulator, e[j] / sum));
     }
   }
 }

@@ -85,6 +85,9 @@ def _padding(value):
     return {n: _int(f"padding[{i}] ({n})", v) for i, (n, v) in enumerate(zip(names, items))}
 
 
+_FLOAT_PRECISIONS = ("fp32", "fp16", "fp16-acc16", "bf16")
+
+
 def _layer(type_, input, filter, bias, conv, *, strides, dilations, padding, groups, depth_multiplier,
            input_zero_point, filter_zero_point, output_zero_point, input_scale, filter_scales,
            output_scale, multipliers, shifts, activation, activation_min, activation_max,
@@ -94,6 +97,10 @@ def _layer(type_, input, filter, bias, conv, *, strides, dilations, padding, gro
     p = {"input_zero_point": _int("input_zero_point", input_zero_point),
          "filter_zero_point": _int("filter_zero_point", filter_zero_point),
          "output_zero_point": _int("output_zero_point", output_zero_point)}
+    if preset in _FLOAT_PRECISIONS:
+        # A float layer (float32 arrays) has no quantization: the zero points are left out when they
+        # are the defaults, so that a non-zero one is named by the CLI's parser as not a float key.
+        p = {k: v for k, v in p.items() if v != 0}
     if conv:
         p["strides"] = _pair("strides", strides)
         p["dilations"] = _pair("dilations", dilations)

@@ -54,8 +54,8 @@ def requantize(acc: npt.NDArray[np.int32], multiplier: Optional[Scalars] = None,
     per channel. dtype: int8, uint8, int16 or int32; qmin/qmax default to its range.
     reference=True runs the header-only definition instead of the SIMD kernels (same bits)."""
 
-def conv2d(input: npt.NDArray[Any], filter: npt.NDArray[np.int8],
-           bias: Optional[npt.NDArray[np.int32]] = None, *, strides: Union[int, Tuple[int, int]] = 1,
+def conv2d(input: npt.NDArray[Any], filter: npt.NDArray[Any],
+           bias: Optional[npt.NDArray[Any]] = None, *, strides: Union[int, Tuple[int, int]] = 1,
            dilations: Union[int, Tuple[int, int]] = 1,
            padding: Union[str, Tuple[int, int, int, int]] = "VALID", groups: Optional[int] = None,
            input_zero_point: int = 0, filter_zero_point: int = 0, output_zero_point: int = 0,
@@ -76,10 +76,16 @@ def conv2d(input: npt.NDArray[Any], filter: npt.NDArray[np.int8],
     (top, bottom, left, right). activation: NONE, RELU, RELU6, RELU_N1_TO_1 (quantized with the
     preset's clamp derivation) or explicit activation_min/max. output_dtype: int8, uint8, int16,
     int32 (default: the input's). reference=True forces the header-only oracle. Exactly
-    `qparity run conv2d` (tools/qparity/SCHEMA.md), whose keys these arguments are."""
+    `qparity run conv2d` (tools/qparity/SCHEMA.md), whose keys these arguments are.
 
-def depthwise_conv2d(input: npt.NDArray[Any], filter: npt.NDArray[np.int8],
-                     bias: Optional[npt.NDArray[np.int32]] = None, *,
+    Under a float precision (preset "fp32", "fp16", "fp16-acc16" or "bf16"; also for
+    depthwise_conv2d and fully_connected): float32 input, filter and bias, no quantization
+    arguments (zero points, scales, multipliers, activation bounds, output_dtype, accumulator);
+    float32 result, every store rounded to the precision's format, equal to Model.run on the
+    same layer as a float .tflite (docs/semantics.md §24)."""
+
+def depthwise_conv2d(input: npt.NDArray[Any], filter: npt.NDArray[Any],
+                     bias: Optional[npt.NDArray[Any]] = None, *,
                      strides: Union[int, Tuple[int, int]] = 1,
                      dilations: Union[int, Tuple[int, int]] = 1,
                      padding: Union[str, Tuple[int, int, int, int]] = "VALID",
@@ -94,8 +100,8 @@ def depthwise_conv2d(input: npt.NDArray[Any], filter: npt.NDArray[np.int8],
     """TFLite DEPTHWISE_CONV_2D: input NHWC, filter [1, H, W, O] int8 (O = C * depth_multiplier).
     Arithmetic and arguments as conv2d."""
 
-def fully_connected(input: npt.NDArray[Any], filter: npt.NDArray[np.int8],
-                    bias: Optional[npt.NDArray[np.int32]] = None, *, input_zero_point: int = 0,
+def fully_connected(input: npt.NDArray[Any], filter: npt.NDArray[Any],
+                    bias: Optional[npt.NDArray[Any]] = None, *, input_zero_point: int = 0,
                     filter_zero_point: int = 0, output_zero_point: int = 0,
                     input_scale: Optional[float] = None, filter_scales: Optional[Reals] = None,
                     output_scale: Optional[float] = None, multipliers: Optional[Scalars] = None,

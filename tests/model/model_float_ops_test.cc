@@ -4,7 +4,11 @@
 // precision; each op's output equals the same step computed here from the run's own inputs with
 // the header's reference (conv-like ops) or with the stated formula (round_to over the element-wise
 // and pooling steps); under fp32 nothing is rounded to a narrower format; the .tflite writer and
-// reader keep the graph; and a float precision on a quantized node, an integer preset on a float
+// reader keep the graph; a float classifier's FULLY_CONNECTED -> SOFTMAX, read back from the
+// .tflite writer's bytes, runs reference::float_softmax on the run's own logits; a float16-weight
+// model (TFLite's fp16 quantization: FLOAT16 constants, DEQUANTIZE to FLOAT32) read back from the
+// writer's bytes runs under every precision as the same model with the float32 weights, while an
+// int8 DEQUANTIZE keeps its integer form; and a float precision on a quantized node, an integer preset on a float
 // node, and an op without a float form under a float precision are errors naming what is allowed.
 #include <gtest/gtest.h>
 
@@ -19,9 +23,11 @@
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
+#include "model/ops/data_ops.h"
 #include "model/runner.h"
 #include "model/tflite/tflite_reader.h"
 #include "model/tflite/tflite_writer.h"
+#include "qparity/float_formats.h"
 #include "qparity/float_precision.h"
 #include "tool_error.h"
 
@@ -239,6 +245,159 @@ std::string error_of(const Graph& g, const std::string& map) {
     return e.what();
   }
   return "";
+}
+
+TEST(ModelFloatOps, SoftmaxEndsAFloatClassifier) {
+  // FULLY_CONNECTED 64 -> 10 then SOFTMAX (beta 1), and a second SOFTMAX with beta 0.5 on the
+  // logits, written as a .tflite and read back.
+  std::mt19937 rng(9);
+  GraphBuilder b("classifier");
+  const int x = b.tensor("x", DType::kFloat32, {2, 64});
+  b.input(x);
+  const int w = b.constant("fc/w", random_floats(rng, {10, 64}, 0.4f));
+  const int logits = b.tensor("logits", DType::kFloat32, {});
+  b.node(OpKind::kFullyConnected, {x, w}, {logits}, std::make_shared<FullyConnectedOptions>(), "fc");
+  int probs[2] = {0, 0};
+  const float betas[2] = {1.0f, 0.5f};
+  for (int k = 0; k < 2; ++k) {
+    auto o = std::make_shared<SoftmaxOptions>();
+    o->beta = betas[k];
+    probs[k] = b.tensor(k == 0 ? "probs" : "probs_half", DType::kFloat32, {});
+    b.node(OpKind::kSoftmax, {logits}, {probs[k]}, o, k == 0 ? "softmax" : "softmax_half");
+    b.output(probs[k]);
+  }
+  const Graph built = b.finish();
+  const Graph g = read_tflite(write_tflite(built), "classifier.tflite");
+  const Tensor input = random_floats(rng, {2, 64}, 3.0f);
+  std::vector<float> fp32_probs;
+  for (const qparity::FloatPrecision& p : qparity::float_precisions()) {
+    Runner r(g, resolve_node_map(parse_node_map(p.name, "--a"), g, "--a"));
+    r.run({input});
+    const std::vector<float> z = floats_of(r.value(logits));
+    for (int k = 0; k < 2; ++k) {
+      std::vector<float> want(20);
+      qparity::reference::float_softmax(2, 10, betas[k], p, z.data(), want.data());
+      expect_bits(floats_of(r.value(probs[k])), want, p.name + " softmax beta " + std::to_string(betas[k]));
+    }
+    const std::vector<float> y = floats_of(r.value(probs[0]));
+    for (std::size_t row = 0; row < 2; ++row) {
+      float sum = 0.0f;
+      for (std::size_t j = 0; j < 10; ++j) sum += y[row * 10 + j];
+      EXPECT_NEAR(sum, 1.0f, 0.02f) << p.name;  // probabilities, to the storage format's precision
+    }
+    if (p.name == "fp32") {
+      fp32_probs = y;
+    } else {
+      EXPECT_NE(y, fp32_probs) << p.name << " computes like fp32";
+    }
+  }
+  // The node is named by its output after the .tflite round trip.
+  const std::string integer = error_of(g, "fp32,softmax=tflite-reference");
+  EXPECT_NE(integer.find("(SOFTMAX 'probs') computes on float32 tensors"), std::string::npos) << integer;
+}
+
+Tensor float16_of(const Tensor& f32) {
+  Tensor t = qparity::cli::make_tensor(DType::kFloat16, f32.shape);
+  const std::vector<float> v = floats_of(f32);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::uint16_t h = qparity::float_to_float16(v[i]);
+    std::memcpy(t.bytes.data() + 2 * i, &h, 2);
+  }
+  return t;
+}
+
+Tensor float32_of(const Tensor& f16) {
+  Tensor t = qparity::cli::make_tensor(DType::kFloat32, f16.shape);
+  for (std::size_t i = 0; i < f16.elements(); ++i) {
+    std::uint16_t h;
+    std::memcpy(&h, f16.bytes.data() + 2 * i, 2);
+    const float f = qparity::float16_to_float(h);
+    std::memcpy(t.bytes.data() + 4 * i, &f, 4);
+  }
+  return t;
+}
+
+TEST(ModelFloatOps, Float16WeightsThroughDequantizeRunLikeTheirFloat32Values) {
+  // CONV_2D whose filter and bias are FLOAT16 constants, each DEQUANTIZEd to FLOAT32, written by
+  // the .tflite writer and read back; the same conv with the float32 values of those weights.
+  std::mt19937 rng(12);
+  const Tensor w16 = float16_of(random_floats(rng, {8, 3, 3, 4}, 0.5f));
+  const Tensor b16 = float16_of(random_floats(rng, {8}, 0.5f));
+  auto conv_graph = [&](bool fp16_weights, int* dq_out) {
+    GraphBuilder b(fp16_weights ? "fp16 weights" : "fp32 weights");
+    const int x = b.tensor("x", DType::kFloat32, {1, 6, 6, 4});
+    b.input(x);
+    int w = 0, bias = 0;
+    if (fp16_weights) {
+      const int wh = b.constant("w_fp16", w16), bh = b.constant("b_fp16", b16);
+      w = b.tensor("w", DType::kFloat32, {});
+      bias = b.tensor("b", DType::kFloat32, {});
+      b.node(OpKind::kDequantize, {wh}, {w}, nullptr, "dequantize_w");
+      b.node(OpKind::kDequantize, {bh}, {bias}, nullptr, "dequantize_b");
+      *dq_out = w;
+    } else {
+      w = b.constant("w", float32_of(w16));
+      bias = b.constant("b", float32_of(b16));
+    }
+    const int y = b.tensor("y", DType::kFloat32, {});
+    auto co = std::make_shared<Conv2DOptions>();
+    co->window.padding = qparity::Padding::kSame;
+    b.node(OpKind::kConv2D, {x, w, bias}, {y}, co, "conv");
+    b.output(y);
+    return b.finish();
+  };
+  int dq = 0, unused = 0;
+  const Graph g16 = read_tflite(write_tflite(conv_graph(true, &dq)), "fp16_weights.tflite");
+  const Graph g32 = conv_graph(false, &unused);
+  ASSERT_EQ(g16.tensors[static_cast<std::size_t>(g16.nodes[0].inputs[0])].dtype, DType::kFloat16);
+  const Tensor input = random_floats(rng, {1, 6, 6, 4}, 2.0f);
+  for (const qparity::FloatPrecision& p : qparity::float_precisions()) {
+    Runner a(g16, resolve_node_map(parse_node_map(p.name, "--a"), g16, "--a"));
+    Runner b(g32, resolve_node_map(parse_node_map(p.name, "--a"), g32, "--a"));
+    a.run({input});
+    b.run({input});
+    expect_bits(floats_of(a.value(dq)), floats_of(float32_of(w16)), p.name + " dequantized filter");
+    EXPECT_EQ(a.outputs()[0].bytes, b.outputs()[0].bytes) << p.name;
+  }
+  // A QUANTIZE -> int8 RELU -> DEQUANTIZE edge keeps its integer form: it runs under an integer
+  // preset, and a float precision on the int8 DEQUANTIZE names its input type.
+  GraphBuilder b("int8 edges");
+  const int x = b.tensor("x", DType::kFloat32, {1, 8});
+  b.input(x);
+  const int q = b.tensor("q", DType::kInt8, {}, GraphBuilder::per_tensor(0.05f, 3));
+  b.node(OpKind::kQuantize, {x}, {q}, nullptr, "quantize");
+  const int r = b.tensor("r", DType::kInt8, {}, GraphBuilder::per_tensor(0.05f, 3));
+  b.node(OpKind::kRelu, {q}, {r}, nullptr, "relu");
+  const int y = b.tensor("y", DType::kFloat32, {});
+  b.node(OpKind::kDequantize, {r}, {y}, nullptr, "dequantize");
+  b.output(y);
+  const Graph edges = read_tflite(write_tflite(b.finish()), "edges.tflite");
+  Runner ok(edges, resolve_node_map(parse_node_map("tflite-reference", "--a"), edges, "--a"));
+  const Tensor xin = random_floats(rng, {1, 8}, 1.0f);
+  ok.run({xin});
+  const std::vector<float> xs = floats_of(xin), ys = floats_of(ok.outputs()[0]);
+  for (std::size_t i = 0; i < 8; ++i) {
+    // QUANTIZE (TFLite reference: round half away of float(x / s)) + 3, RELU clamps at the zero point.
+    const long qv = std::max(3L, std::min(127L, std::lround(xs[i] / 0.05f) + 3));
+    EXPECT_EQ(ys[i], static_cast<float>(static_cast<double>(0.05f) * static_cast<double>(qv - 3))) << i;
+  }
+  // A FLOAT16 tensor that is not a constant (here a graph input) is refused by the reader.
+  GraphBuilder h("fp16 input");
+  const int xh = h.tensor("x_fp16", DType::kFloat16, {1, 4});
+  h.input(xh);
+  const int yh = h.tensor("y", DType::kFloat32, {});
+  h.node(OpKind::kDequantize, {xh}, {yh}, nullptr, "dequantize");
+  h.output(yh);
+  try {
+    read_tflite(write_tflite(h.finish()), "fp16_input.tflite");
+    ADD_FAILURE() << "a non-constant FLOAT16 tensor was read";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("'x_fp16' is a FLOAT16 tensor without data; allowed: FLOAT16 for constant"),
+              std::string::npos) << e.what();
+  }
+  const std::string err = error_of(edges, "tflite-reference,dequantize=fp16");
+  EXPECT_NE(err.find("'fp16' is a float precision, for float32 tensors; this op's input is int8"), std::string::npos)
+      << err;
 }
 
 TEST(ModelFloatOps, WrongSystemsAreErrorsNamingWhatIsAllowed) {

@@ -6,7 +6,8 @@
 // multiplier 2) and fully connected, at three magnitudes: ordinary values, values whose float16
 // products overflow, and values whose float16 products are subnormal. fp32 is also checked against
 // a plain float loop in the same order (this test is compiled with -ffp-contract=off like the
-// library).
+// library). Softmax likewise, its exp being std::exp(float) in both (the one step that is not an
+// IEEE operation), and fp32 softmax against TFLite's float reference loop restated.
 #include "qparity/float_precision.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -290,6 +292,76 @@ TEST(FloatPrecision, Fp16Acc16DiffersFromFp16OnALongSum) {
                                             ones.data(), nullptr, FloatClamp{}, &acc32);
   EXPECT_EQ(acc16, 2048.0f);
   EXPECT_EQ(acc32, 3000.0f);
+}
+
+// SOFTMAX's stated steps, each in double and rounded once: t = float32(float32(x - m) * beta),
+// e = round_acc(expf(t)), s = round_acc(s + e) in index order, y = round_storage(round_acc(e / s)).
+// A double quotient of two float32 values rounded again to float32 is correctly rounded
+// (53 >= 2 * 24 + 2), as for the sums.
+std::vector<float> model_softmax(std::size_t rows, std::size_t depth, double beta, const FloatPrecision& p,
+                                 const std::vector<float>& input) {
+  const std::vector<float> in = stored(input, p.storage);
+  std::vector<float> out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    double m = -INFINITY;
+    for (std::size_t j = 0; j < depth; ++j) m = std::max(m, double{in[r * depth + j]});
+    std::vector<double> e(depth);
+    double s = 0;
+    for (std::size_t j = 0; j < depth; ++j) {
+      const double d = round_exact(in[r * depth + j] - m, FloatFormat::kFloat32);
+      const double t = round_exact(d * beta, FloatFormat::kFloat32);
+      e[j] = round_exact(std::exp(static_cast<float>(t)), p.accumulator);
+      s = round_exact(s + e[j], p.accumulator);
+    }
+    for (std::size_t j = 0; j < depth; ++j) {
+      out.push_back(static_cast<float>(round_exact(round_exact(e[j] / s, p.accumulator), p.storage)));
+    }
+  }
+  return out;
+}
+
+TEST(FloatPrecision, SoftmaxMatchesTheExactModelAndFp32IsTfliteReferenceLoop) {
+  std::mt19937 rng(17);
+  struct Case {
+    const char* name;
+    std::size_t rows, depth;
+    float spread, beta;
+  };
+  // Logits of a classifier; a wide spread (exps below float16's normal range); beta 0.5; one long
+  // row (1000 classes: the binary16 sum loses the small terms).
+  const Case cases[] = {{"ordinary", 4, 10, 6.0f, 1.0f},
+                        {"wide spread", 3, 16, 40.0f, 1.0f},
+                        {"beta 0.5", 2, 12, 8.0f, 0.5f},
+                        {"1000 classes", 1, 1000, 5.0f, 1.0f}};
+  for (const Case& c : cases) {
+    const std::vector<float> input = random_values(rng, c.rows * c.depth, c.spread);
+    std::vector<float> fp32;
+    for (const FloatPrecision& p : qparity::float_precisions()) {
+      std::vector<float> out(input.size());
+      qparity::reference::float_softmax(c.rows, c.depth, c.beta, p, input.data(), out.data());
+      expect_same(out, model_softmax(c.rows, c.depth, c.beta, p, input), p.name + " softmax " + c.name);
+      if (p.name == "fp32") {
+        // reference_ops::Softmax (tflite/kernels/internal/reference/softmax.h), float.
+        std::vector<float> plain(input.size());
+        for (std::size_t r = 0; r < c.rows; ++r) {
+          const float* x = input.data() + r * c.depth;
+          float* y = plain.data() + r * c.depth;
+          float max = std::numeric_limits<float>::lowest();
+          for (std::size_t j = 0; j < c.depth; ++j) max = std::max(max, x[j]);
+          float sum = 0.f;
+          for (std::size_t j = 0; j < c.depth; ++j) {
+            y[j] = std::exp((x[j] - max) * c.beta);
+            sum += y[j];
+          }
+          for (std::size_t j = 0; j < c.depth; ++j) y[j] = y[j] / sum;
+        }
+        expect_same(out, plain, std::string("fp32 softmax vs TFLite's loop, ") + c.name);
+        fp32 = out;
+      } else {
+        EXPECT_NE(out, fp32) << p.name << " softmax " << c.name << " computes like fp32";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -203,8 +203,12 @@ std::string float_op_names() {
 // is an error naming what it allows (rather than an integer preset's parameters derived from
 // float tensors, or a float precision's system carrying no rounding core).
 void check_system_fits(const Graph& graph, const Node& node, const System& system) {
+  // float16 input: DEQUANTIZE of fp16-quantized weights (exact data movement, dequantize.cc).
+  const DType in_type = !node.inputs.empty() && node.inputs[0] >= 0
+                            ? graph.tensors[static_cast<std::size_t>(node.inputs[0])].dtype
+                            : DType::kInt8;
   const bool float_input = !node.inputs.empty() && node.inputs[0] >= 0 &&
-                           graph.tensors[static_cast<std::size_t>(node.inputs[0])].dtype == DType::kFloat32;
+                           (in_type == DType::kFloat32 || in_type == DType::kFloat16);
   const FloatSupport support = op_of(node.op).float_support();
   const std::string where = fmt::format("{}: {}", graph.source, graph.node_label(node_index(graph, node)));
   if (system.float_precision) {

@@ -1,4 +1,4 @@
-// DEQUANTIZE: int8 / uint8 -> float32, x = float(s * (q - zp)). The arithmetic is
+// DEQUANTIZE: int8 / uint8 -> float32, x = float(s * (q - zp)), and float16 -> float32. The arithmetic is
 // include/qparity/reference/quantize.h dequantize_value (docs/semantics.md §21.10). An 8-bit input
 // has 256 values: prepare() evaluates the reference on all of them and Engine::kFast looks them up;
 // Engine::kReference calls it per element.
@@ -15,6 +15,16 @@
 // than 0, measured) to float32, at most 6 dimensions (XNN_MAX_TENSOR_DIMS; measured: rank 7 sends
 // DEQUANTIZE to TFLite's kernel). A constant input is unpacked by the delegate at preparation
 // (DequantizeInt8, the same product).
+//
+// float16 -> float32 (Float16DequantizePrepared): TFLite's post-training float16 quantization
+// stores a float model's weights as FLOAT16 constants, each followed by a DEQUANTIZE to FLOAT32
+// (tflite/kernels/dequantize.cc: kTfLiteFloat16 input, reference_ops::Dequantize's Eigen::half ->
+// float conversion). Every binary16 value is a float32 value, so the conversion is exact
+// (float16_to_float, include/qparity/float_formats.h) and the same under every arithmetic: the op
+// is data movement for the runner (FloatSupport::kDataMovement), and the float precision of the
+// op that reads the result rounds it to its storage format as it rounds any float32 input. The
+// 8-bit forms stay integer-arithmetic ops: under a float precision check_system_fits names the
+// int8 / uint8 input as what it does not run.
 #include <fmt/format.h>
 
 #include <array>
@@ -23,6 +33,7 @@
 #include "model/op.h"
 #include "model/ops/op_variants.h"
 #include "preset_params.h"
+#include "qparity/float_formats.h"
 #include "qparity/reference/quantize.h"
 #include "tool_error.h"
 
@@ -81,8 +92,36 @@ class DequantizePrepared : public PreparedNode {
   std::array<float, 256> table_{};
 };
 
+// float16 -> float32: exact, the same for every system (the top of this file).
+class Float16DequantizePrepared : public PreparedNode {
+ public:
+  Float16DequantizePrepared(const Node& n, const System& sys) : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    const std::uint16_t* x = data_of<std::uint16_t>(in);
+    float* y = data_of<float>(out);
+    for (std::size_t i = 0, count = in.elements(); i < count; ++i) y[i] = float16_to_float(x[i]);
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", system_.name),
+            "float16 -> float32: float16_to_float (include/qparity/float_formats.h), exact for every value (the same for "
+            "every system)"};
+  }
+
+ private:
+  System system_;
+  int in_, out_;
+};
+
 class DequantizeOp : public Op {
  public:
+  // float16 -> float32 is exact data movement; an 8-bit input under a float precision is an error
+  // (check_system_fits: a float precision is for float tensors).
+  FloatSupport float_support() const override { return FloatSupport::kDataMovement; }
+
   std::vector<OpSample> samples() const override {
     std::vector<OpSample> out;
     for (const DType d : {DType::kInt8, DType::kUint8}) {
@@ -98,13 +137,15 @@ class DequantizeOp : public Op {
   void check(Graph& g, const Node& n) const override {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);
-    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
-    require_per_tensor(g, n, in, "input");
+    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat16});
+    if (in.dtype != DType::kFloat16) require_per_tensor(g, n, in, "input");
     require_dtype(g, n, output_def(g, n, 0), "output", {DType::kFloat32});
     set_output_shape(g, n, 0, in.shape);
   }
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (input_def(g, n, 0).dtype == DType::kFloat16) return std::make_unique<Float16DequantizePrepared>(n, sys);
     return std::make_unique<DequantizePrepared>(g, n, sys, engine);
   }
 

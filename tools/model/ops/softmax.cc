@@ -52,6 +52,11 @@
 // terms; a row is then one pass for the maximum, one for the sum and one for the outputs, on typed
 // pointers. The reference engine calls reference::softmax. Both give the same bits
 // (tests/model/model_ops_misc_test.cc).
+//
+// Float32 SOFTMAX runs under a float precision (FloatSoftmaxPrepared; docs/semantics.md §24):
+// reference::float_softmax (include/qparity/float_precision.h), TFLite's float reference kernel
+// with the precision's roundings; an 8-bit SOFTMAX under a float precision, or a float32 one under
+// an integer arithmetic, is an error naming what is allowed (check_system_fits).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -60,6 +65,7 @@
 #include "model/op.h"
 #include "model/ops/data_ops.h"
 #include "preset_params.h"
+#include "qparity/float_precision.h"
 #include "qparity/reference/softmax.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
@@ -344,8 +350,42 @@ class SoftmaxPrepared : public PreparedNode {
   std::int32_t fixed_acc_[256] = {};
 };
 
+// A float32 SOFTMAX under a float precision: reference::float_softmax over the last dimension.
+class FloatSoftmaxPrepared : public PreparedNode {
+ public:
+  FloatSoftmaxPrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), in_(n.inputs[0]), out_(n.outputs[0]), row_(input_def(g, n, 0).shape.back()),
+        beta_(n.opts<SoftmaxOptions>().beta) {}
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& in = values[static_cast<std::size_t>(in_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    reference::float_softmax(in.elements() / row_, row_, beta_, *system_.float_precision,
+                             reinterpret_cast<const float*>(in.bytes.data()), reinterpret_cast<float*>(out.bytes.data()));
+  }
+
+  std::vector<std::string> describe() const override {
+    const FloatPrecision& p = *system_.float_precision;
+    return {fmt::format("arithmetic: {}", system_.name),
+            fmt::format("SOFTMAX over the last dimension (rows of {}), beta {}: TFLite's float reference kernel "
+                        "(reference/softmax.h) under float precision {} (include/qparity/float_precision.h "
+                        "float_softmax)", row_, beta_, p.name),
+            fmt::format("x = round_{0}(input), m = max(x), e = round_{1}(expf(float((x - m) * beta))), sum = "
+                        "round_{1}(sum + e) in index order, y = round_{0}(round_{1}(e / sum))",
+                        to_string(p.storage), to_string(p.accumulator))};
+  }
+
+ private:
+  System system_;
+  int in_, out_;
+  std::size_t row_;
+  float beta_;
+};
+
 class SoftmaxOp : public Op {
  public:
+  FloatSupport float_support() const override { return FloatSupport::kArithmetic; }
+
   // int8 and uint8 probabilities (the output quantization TFLite requires: 1/256, zero point at the
   // type's minimum).
   std::vector<OpSample> samples() const override {
@@ -367,7 +407,7 @@ class SoftmaxOp : public Op {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);
     const TensorDef& out = output_def(g, n, 0);
-    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8});
+    require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat32});
     if (out.dtype != in.dtype) {
       node_error(g, n, fmt::format("output '{}' is {}, the input {}; allowed: the same type", out.name,
                                    cli::to_string(out.dtype), cli::to_string(in.dtype)));
@@ -375,6 +415,14 @@ class SoftmaxOp : public Op {
     if (in.shape.empty() || in.shape.back() == 0) {
       node_error(g, n, fmt::format("input '{}' has shape {}; allowed: rank >= 1 with a non-empty last dimension "
                                    "(the rows SOFTMAX normalizes)", in.name, cli::shape_text(in.shape)));
+    }
+    const float beta = n.options ? n.opts<SoftmaxOptions>().beta : 0.0f;
+    if (!(beta > 0.0f) || !std::isfinite(beta)) {
+      node_error(g, n, fmt::format("beta = {}; allowed: finite and > 0", beta));
+    }
+    if (in.dtype == DType::kFloat32) {  // a float classifier's last op, under a float precision
+      set_output_shape(g, n, 0, in.shape);
+      return;
     }
     require_per_tensor(g, n, in, "input");
     require_per_tensor(g, n, out, "output");
@@ -393,15 +441,13 @@ class SoftmaxOp : public Op {
                                                              : "; its reference kernel ignores the output "
                                                                "quantization, its optimized kernel follows it"));
     }
-    const float beta = n.options ? n.opts<SoftmaxOptions>().beta : 0.0f;
-    if (!(beta > 0.0f) || !std::isfinite(beta)) {
-      node_error(g, n, fmt::format("beta = {}; allowed: finite and > 0", beta));
-    }
     set_output_shape(g, n, 0, in.shape);
   }
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
                                         Engine engine) const override {
+    check_system_fits(g, n, sys);
+    if (sys.float_precision) return std::make_unique<FloatSoftmaxPrepared>(g, n, sys);
     return std::make_unique<SoftmaxPrepared>(g, n, sys, engine);
   }
 

@@ -30,6 +30,7 @@ bool dtype_of(tflite::TensorType t, DType* out) {
     case tflite::TensorType_INT32: *out = DType::kInt32; return true;
     case tflite::TensorType_INT64: *out = DType::kInt64; return true;
     case tflite::TensorType_FLOAT32: *out = DType::kFloat32; return true;
+    case tflite::TensorType_FLOAT16: *out = DType::kFloat16; return true;  // fp16-quantized weights
     default: return false;
   }
 }
@@ -61,7 +62,7 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
   TensorDef d;
   d.name = t.name() ? t.name()->str() : fmt::format("tensor_{}", index);
   if (!dtype_of(t.type(), &d.dtype)) {
-    model_error(name, fmt::format("{} has element type {}; allowed: INT8, UINT8, INT16, INT32, INT64, FLOAT32",
+    model_error(name, fmt::format("{} has element type {}; allowed: INT8, UINT8, INT16, INT32, INT64, FLOAT16, FLOAT32",
                                   label, type_name(t.type())));
   }
   if (t.is_variable()) model_error(name, fmt::format("{} is a variable tensor; allowed: stateless models", label));
@@ -153,6 +154,11 @@ TensorDef read_tensor(const tflite::Model& model, const tflite::Tensor& t, std::
       if (bytes != 0) std::memcpy(data.bytes.data(), buf->data()->data(), bytes);
       d.data = std::move(data);
     }
+  }
+  if (d.dtype == DType::kFloat16 && !d.data) {
+    // TFLite's float16 quantization writes FLOAT16 constants only (weights a DEQUANTIZE converts).
+    model_error(name, fmt::format("{} is a FLOAT16 tensor without data; allowed: FLOAT16 for constant tensors "
+                                  "(float16-quantized weights, read through a DEQUANTIZE)", label));
   }
   return d;
 }
