@@ -11,6 +11,7 @@
 #include "model/ops/pool2d.h"
 #include "model/tflite/tflite_reader.h"
 #include "model/tflite/tflite_writer.h"
+#include "tool_error.h"
 
 namespace {
 
@@ -105,6 +106,32 @@ TEST(TfliteOptions, DepthwiseMultiplierRoundTrip) {
   ASSERT_EQ(back.nodes.size(), 1u);
   EXPECT_EQ(back.nodes[0].opts<DepthwiseConv2DOptions>().depth_multiplier, 2u);
   EXPECT_NE(back.nodes[0].options->describe().find("depth multiplier 2"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// A conv-like op with an int32 output is accumulate-only in the graph (ONNX ConvInteger /
+// MatMulInteger), but TFLite has no such operator: a .tflite holding one is refused, naming it.
+TEST(TfliteOptions, Int32OutputConvLikeOpsAreRefused) {
+  GraphBuilder b("int32 output");
+  const int x = b.tensor("x", DType::kInt8, {2, 6}, GraphBuilder::per_tensor(1.0f, 0));
+  Tensor w = qparity::cli::make_tensor(DType::kInt8, {3, 6});
+  const int wt = b.constant("w", w, GraphBuilder::per_tensor(1.0f, 0));
+  const int y = b.tensor("y", DType::kInt32, {2, 3});
+  b.node(OpKind::kFullyConnected, {x, wt}, {y}, std::make_shared<FullyConnectedOptions>());
+  b.input(x);
+  b.output(y);
+  const std::vector<std::uint8_t> bytes = write_tflite(b.finish());
+  try {
+    read_tflite(bytes, "int32.tflite");
+    FAIL() << "a FULLY_CONNECTED with an int32 output was read";
+  } catch (const qparity::cli::ToolError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("int32.tflite"), std::string::npos) << what;
+    EXPECT_NE(what.find("operator 0 (FULLY_CONNECTED) has an int32 output"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

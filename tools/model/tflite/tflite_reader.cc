@@ -245,6 +245,14 @@ Graph read_tflite(const std::vector<std::uint8_t>& bytes, const std::string& nam
     if (node.outputs.empty()) model_error(name, fmt::format("operator {} ({}) has no outputs", i, to_string(node.op)));
     node.name = g.tensors[static_cast<std::size_t>(node.outputs[0])].name;
     node.options = op_of(node.op).read_tflite(*op, fmt::format("{} ({})", label, to_string(node.op)));
+    // The graph's conv-like ops are accumulate-only with an int32 output (ONNX ConvInteger and
+    // MatMulInteger, int32_accumulate.h); TFLite has no such operator and would refuse the file.
+    const bool conv_like = node.op == OpKind::kConv2D || node.op == OpKind::kDepthwiseConv2D ||
+                           node.op == OpKind::kFullyConnected;
+    if (conv_like && g.tensors[static_cast<std::size_t>(node.outputs[0])].dtype == DType::kInt32) {
+      model_error(name, fmt::format("operator {} ({}) has an int32 output; allowed: int8, uint8 or float32 "
+                                    "(TFLite's kernels have no int32-output form)", i, to_string(node.op)));
+    }
     g.nodes.push_back(std::move(node));
   }
   validate(g);
