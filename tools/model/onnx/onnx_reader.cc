@@ -116,6 +116,9 @@ class Importer {
   void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label, bool int32_output = false);
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
   void read_matmul_integer(const onnx::NodeProto& node, const std::string& label);
+  void add_matmul_node(const onnx::NodeProto& node, int a, const Tensor& b, Quantization bq, std::size_t k,
+                       std::size_t nn, const std::string& filter_name, DType y_type, const Quantization& yq,
+                       const char* a_role, const char* b_role, const std::string& label);
   void read_conv_integer(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
@@ -641,10 +644,20 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
                      cli::to_string(b.dtype), cli::to_string(b_type)));
   }
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
+  add_matmul_node(node, a, b, bq, k, nn, node.input(3), y_type, yq, "a", "b", label);
+}
+
+// A MatMul with a constant (K, N) right-hand side as a FULLY_CONNECTED node (QLinearMatMul and
+// MatMulInteger alike): checks a's shape, stores b transposed to (N, K), quantized along its rows,
+// as the filter `filter_name`, then the output tensor and the node. a_role / b_role name the inputs
+// in messages as the operator's schema does ("a" / "b" or "A" / "B").
+void Importer::add_matmul_node(const onnx::NodeProto& node, int a, const Tensor& b, Quantization bq, std::size_t k,
+                               std::size_t nn, const std::string& filter_name, DType y_type, const Quantization& yq,
+                               const char* a_role, const char* b_role, const std::string& label) {
   const std::vector<std::size_t>& as = g_.tensors[static_cast<std::size_t>(a)].shape;
   if (as.size() < 2 || as.back() != k) {
-    fail(fmt::format("{}: a '{}' has shape {}; allowed: rank >= 2 with last dimension {} (b's K)", label, node.input(0),
-                     cli::shape_text(as), k));
+    fail(fmt::format("{}: {} '{}' has shape {}; allowed: rank >= 2 with last dimension {} ({}'s K)", label, a_role,
+                     node.input(0), cli::shape_text(as), k, b_role));
   }
   // FULLY_CONNECTED's filter is (N, K): b transposed, quantized along its rows.
   Tensor f = cli::make_tensor(b.dtype, {nn, k});
@@ -655,7 +668,7 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
   }
   bq.axis = 0;
   TensorDef fd;
-  fd.name = node.input(3);
+  fd.name = filter_name;
   fd.dtype = b.dtype;
   fd.shape = f.shape;
   fd.quant = bq;
@@ -727,34 +740,7 @@ void Importer::read_matmul_integer(const onnx::NodeProto& node, const std::strin
   aq.scales = {1.0f};
   bq.scales.assign(bq.zero_points.size(), 1.0f);
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
-  const std::vector<std::size_t>& as = g_.tensors[static_cast<std::size_t>(a)].shape;
-  if (as.size() < 2 || as.back() != k) {
-    fail(fmt::format("{}: A '{}' has shape {}; allowed: rank >= 2 with last dimension {} (B's K)", label, node.input(0),
-                     cli::shape_text(as), k));
-  }
-  Tensor f = cli::make_tensor(b.dtype, {nn, k});
-  for (std::size_t i = 0; i < k; ++i) {
-    for (std::size_t j = 0; j < nn; ++j) f.bytes[j * k + i] = b.bytes[i * nn + j];
-  }
-  bq.axis = 0;
-  TensorDef fd;
-  fd.name = node.input(1);
-  fd.dtype = b.dtype;
-  fd.shape = f.shape;
-  fd.quant = bq;
-  fd.data = std::move(f);
-  g_.tensors.push_back(std::move(fd));
-  const int filter = static_cast<int>(g_.tensors.size()) - 1;
-  const int y = output_tensor(node.output(0), DType::kInt32, Quantization{}, /*nhwc=*/false, label);
-  Node n;
-  n.op = OpKind::kFullyConnected;
-  n.name = node.name().empty() ? node.output(0) : node.name();
-  n.inputs = {a, filter, -1};
-  n.outputs = {y};
-  auto o = std::make_shared<FullyConnectedOptions>();
-  o->keep_num_dims = true;  // MatMul keeps A's leading dimensions
-  n.options = o;
-  add_node(std::move(n));
+  add_matmul_node(node, a, b, bq, k, nn, node.input(1), DType::kInt32, Quantization{}, "A", "B", label);
 }
 
 // ConvInteger: y = conv(x - x_zero_point, w - w_zero_point) in int32, no scales or bias (opset 10),
