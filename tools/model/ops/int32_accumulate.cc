@@ -72,17 +72,12 @@ std::vector<std::int32_t> filter_zero_points_of(const TensorDef& filter) {
   return z;
 }
 
-class FcAccumulatePrepared : public PreparedNode {
- public:
-  FcAccumulatePrepared(const Graph& g, const Node& n, const System& sys, std::size_t batch, std::size_t depth,
-                       std::size_t out)
-      : system_(sys),
-        in_(n.inputs[0]),
-        filter_(n.inputs[1]),
-        out_(n.outputs[0]),
-        batch_(batch),
-        depth_(depth),
-        channels_(out) {
+// What both accumulate-only nodes read and check: the operand tensors, their types and zero points,
+// and the system's accumulator model (validated once, naming the node).
+class AccumulatePrepared : public PreparedNode {
+ protected:
+  AccumulatePrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), in_(n.inputs[0]), filter_(n.inputs[1]), out_(n.outputs[0]) {
     const TensorDef& in = input_def(g, n, 0);
     const TensorDef& filter = input_def(g, n, 1);
     in_type_ = in.dtype;
@@ -95,6 +90,28 @@ class FcAccumulatePrepared : public PreparedNode {
       node_error(g, n, cli::without_library_prefix(e.what()));
     }
   }
+
+  /// describe()'s lines: the arithmetic (with `order`, how the node gathers its operands) and the
+  /// zero points.
+  std::vector<std::string> describe_with(const std::string& order) const {
+    return {fmt::format("accumulate only (int32 output, no bias or requantization), accumulator {}{}",
+                        to_string(system_.preset.accumulator), order),
+            fmt::format("input zero point {}, filter zero point{} {}", input_zero_point_,
+                        filter_zero_points_.size() == 1 ? "" : "s (first)", filter_zero_points_[0])};
+  }
+
+  System system_;
+  int in_, filter_, out_;
+  DType in_type_{}, filter_type_{};
+  std::int32_t input_zero_point_ = 0;
+  std::vector<std::int32_t> filter_zero_points_;
+};
+
+class FcAccumulatePrepared : public AccumulatePrepared {
+ public:
+  FcAccumulatePrepared(const Graph& g, const Node& n, const System& sys, std::size_t batch, std::size_t depth,
+                       std::size_t out)
+      : AccumulatePrepared(g, n, sys), batch_(batch), depth_(depth), channels_(out) {}
 
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
@@ -117,45 +134,17 @@ class FcAccumulatePrepared : public PreparedNode {
     });
   }
 
-  std::vector<std::string> describe() const override {
-    return {fmt::format("accumulate only (int32 output, no bias or requantization), accumulator {}",
-                        to_string(system_.preset.accumulator)),
-            fmt::format("input zero point {}, filter zero point{} {}", input_zero_point_,
-                        filter_zero_points_.size() == 1 ? "" : "s (first)", filter_zero_points_[0])};
-  }
+  std::vector<std::string> describe() const override { return describe_with(""); }
 
  private:
-  System system_;
-  int in_, filter_, out_;
   std::size_t batch_, depth_, channels_;
-  DType in_type_{}, filter_type_{};
-  std::int32_t input_zero_point_ = 0;
-  std::vector<std::int32_t> filter_zero_points_;
 };
 
-class ConvAccumulatePrepared : public PreparedNode {
+class ConvAccumulatePrepared : public AccumulatePrepared {
  public:
   ConvAccumulatePrepared(const Graph& g, const Node& n, const System& sys, const Conv2DGeometry& geometry,
                          const ResolvedWindow& window, std::size_t depth_multiplier)
-      : system_(sys),
-        in_(n.inputs[0]),
-        filter_(n.inputs[1]),
-        out_(n.outputs[0]),
-        geo_(geometry),
-        win_(window),
-        multiplier_(depth_multiplier) {
-    const TensorDef& in = input_def(g, n, 0);
-    const TensorDef& filter = input_def(g, n, 1);
-    in_type_ = in.dtype;
-    filter_type_ = filter.dtype;
-    input_zero_point_ = static_cast<std::int32_t>(in.quant.zero_point());
-    filter_zero_points_ = filter_zero_points_of(filter);
-    try {
-      validate(sys.preset.accumulator);
-    } catch (const InvalidArgument& e) {
-      node_error(g, n, cli::without_library_prefix(e.what()));
-    }
-  }
+      : AccumulatePrepared(g, n, sys), geo_(geometry), win_(window), multiplier_(depth_multiplier) {}
 
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
@@ -210,22 +199,13 @@ class ConvAccumulatePrepared : public PreparedNode {
   }
 
   std::vector<std::string> describe() const override {
-    return {fmt::format("accumulate only (int32 output, no bias or requantization), accumulator {}, window in "
-                        "ky, kx, ic order, padding reads the input zero point",
-                        to_string(system_.preset.accumulator)),
-            fmt::format("input zero point {}, filter zero point{} {}", input_zero_point_,
-                        filter_zero_points_.size() == 1 ? "" : "s (first)", filter_zero_points_[0])};
+    return describe_with(", window in ky, kx, ic order, padding reads the input zero point");
   }
 
  private:
-  System system_;
-  int in_, filter_, out_;
   Conv2DGeometry geo_;
   ResolvedWindow win_;
   std::size_t multiplier_;
-  DType in_type_{}, filter_type_{};
-  std::int32_t input_zero_point_ = 0;
-  std::vector<std::int32_t> filter_zero_points_;
 };
 
 }  // namespace
