@@ -13,7 +13,6 @@
 // one page: html_report.h) and --model-explorer (node data: model_explorer_data.h) write files, all
 // together at the end or none at all (output_files.h).
 #include <dirent.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -31,6 +30,7 @@
 #include "drift_report.h"
 #include "host_cpu.h"
 #include "html_report.h"
+#include "input_files.h"
 #include "layer_runner.h"
 #include "model/model_diff.h"
 #include "model_explorer_data.h"
@@ -50,11 +50,6 @@ namespace qparity::cli {
 namespace {
 
 constexpr const char* kCommand = "diff";
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 // The .npy files of a directory in natural order (layer2 before layer10; run --all-outputs
 // zero-pads the layer index, other tools' dumps often do not).

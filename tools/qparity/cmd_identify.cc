@@ -15,7 +15,6 @@
 //                                                    with integer outputs is run alone on the observed
 //                                                    values of its inputs (every node under one
 //                                                    candidate preset and the op style it implies).
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 
 #include "commands.h"
 #include "identify.h"
+#include "input_files.h"
 #include "layer_runner.h"
 #include "model/runner.h"
 #include "model_inputs.h"
@@ -42,11 +42,6 @@ namespace {
 
 constexpr const char* kCommand = "identify";
 constexpr std::size_t kMaxSeparatingRows = 30;
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 std::vector<AccumulatorSpec> parse_accumulators(const std::string& text) {
   std::vector<AccumulatorSpec> out;

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "input_files.h"
 #include "layer.h"
 #include "layer_runner.h"
 #include "model/node_map.h"
@@ -45,8 +46,7 @@ void ensure_directory(const std::string& dir) {
     throw ToolError(fmt::format("--all-outputs: cannot create directory {}: {}", dir, std::strerror(errno)),
                     kExitIoError);
   }
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+  if (!is_directory(dir)) {
     throw ToolError(fmt::format("--all-outputs: {} is not a directory", dir), kExitIoError);
   }
 }

@@ -1,18 +1,14 @@
 #include "layer.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "input_files.h"
 #include "npy.h"
 #include "tool_error.h"
 
@@ -60,18 +56,8 @@ std::string directory_of(const std::string& path) {
 }
 
 std::string read_text_file(const std::string& path) {
-  // A directory opens as a stream on Linux and reads as empty: say what it is instead of "invalid
-  // JSON" or "not a .npy file".
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw ToolError(fmt::format("{}: is a directory; expected a JSON file" , path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ToolError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)), kExitIoError);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ToolError(fmt::format("{}: read error", path), kExitIoError);
-  return buffer.str();
+  const std::vector<std::uint8_t> bytes = read_input_file(path, {"a JSON file"});
+  return std::string(bytes.begin(), bytes.end());
 }
 
 namespace {

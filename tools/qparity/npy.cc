@@ -1,17 +1,11 @@
 #include "npy.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "input_files.h"
 #include "output_files.h"
 #include "tool_error.h"
 
@@ -296,21 +290,8 @@ Tensor parse_npy(const std::uint8_t* data, std::size_t size, const std::string& 
 }
 
 Tensor read_npy(const std::string& path) {
-  // A directory opens as a stream on Linux and reads as empty: say what it is instead of "invalid
-  // JSON" or "not a .npy file".
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw ToolError(fmt::format("{}: is a directory; expected a .npy file" , path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ToolError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)), kExitIoError);
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ToolError(fmt::format("{}: read error", path), kExitIoError);
-  const std::string bytes = buffer.str();
-  return parse_npy(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), path);
+  const std::vector<std::uint8_t> bytes = read_input_file(path, {"a .npy file"});
+  return parse_npy(bytes.data(), bytes.size(), path);
 }
 
 std::string serialize_npy(const Tensor& t) {

@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
-#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -18,6 +16,7 @@
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
 #include "model/ops/reshape.h"
+#include "input_files.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -1611,20 +1610,8 @@ Graph read_onnx(const std::vector<std::uint8_t>& bytes, const std::string& name,
 }
 
 Graph read_onnx_file(const std::string& path, const ModelLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ToolError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)), cli::kExitIoError);
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw ToolError(fmt::format("{}: cannot read (not a regular file?)", path), cli::kExitIoError);
-  if (static_cast<std::uint64_t>(size) > kMaxModelBytes) {
-    throw ToolError(fmt::format("{}: {} bytes; allowed: less than 2 GiB (protobuf's limit)", path, size));
-  }
-  in.seekg(0);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
-    throw ToolError(fmt::format("{}: read failed", path), cli::kExitIoError);
-  }
-  return read_onnx(bytes, path, limits);
+  return read_onnx(cli::read_input_file(path, {"an ONNX model", kMaxModelBytes + 1, "less than 2 GiB (protobuf's limit)"}),
+                   path, limits);
 }
 
 }  // namespace qparity::model

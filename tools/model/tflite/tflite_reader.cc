@@ -5,11 +5,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 
 #include "model/op.h"
 #include "tflite_subset_generated.h"
+#include "input_files.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -260,20 +260,9 @@ Graph read_tflite(const std::vector<std::uint8_t>& bytes, const std::string& nam
 }
 
 Graph read_tflite_file(const std::string& path, const ModelLimits& limits) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ToolError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)), cli::kExitIoError);
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw ToolError(fmt::format("{}: cannot read (not a regular file?)", path), cli::kExitIoError);
-  if (static_cast<std::uint64_t>(size) >= FLATBUFFERS_MAX_BUFFER_SIZE) {
-    throw ToolError(fmt::format("{}: {} bytes; allowed: less than 2 GiB (the flatbuffer limit)", path, size));
-  }
-  in.seekg(0);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
-    throw ToolError(fmt::format("{}: read failed", path), cli::kExitIoError);
-  }
-  return read_tflite(bytes, path, limits);
+  return read_tflite(cli::read_input_file(path, {"a .tflite model", FLATBUFFERS_MAX_BUFFER_SIZE,
+                                                 "less than 2 GiB (the flatbuffer limit)"}),
+                     path, limits);
 }
 
 }  // namespace qparity::model
