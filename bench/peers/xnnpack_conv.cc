@@ -1,12 +1,12 @@
 // XNNPACK convolution peer (see xnnpack_conv.h).
 #include "bench/peers/xnnpack_conv.h"
 
-#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include <stdexcept>
 
 #include "bench/peers/xnnpack_fc.h"
+#include "bench/peers/xnnpack_thread_pool.h"
 
 namespace qparity_peers {
 
@@ -42,10 +42,9 @@ struct XnnpackConv::State {
   bool per_channel = false;
   const std::int8_t* set_up_input = nullptr;
   std::int8_t* set_up_out = nullptr;
-  pthreadpool_t pool = nullptr;  ///< null: the calling thread only
+  XnnpackThreadPool pool;
   ~State() {
     if (op != nullptr) xnn_delete_operator(op);
-    if (pool != nullptr) pthreadpool_destroy(pool);
   }
 };
 
@@ -120,15 +119,7 @@ std::unique_ptr<XnnpackConv> XnnpackConv::create(const ConvShape& shape, const s
 
 void XnnpackConv::set_threads(std::size_t threads) {
   State& st = *state_;
-  pthreadpool_t pool = nullptr;
-  if (threads > 1) {
-    pool = pthreadpool_create(threads);
-    if (pool == nullptr) {
-      throw std::runtime_error("pthreadpool_create(" + std::to_string(threads) + ") failed");
-    }
-  }
-  if (st.pool != nullptr) pthreadpool_destroy(st.pool);
-  st.pool = pool;
+  st.pool.set_threads(threads);
   // Setup splits the work for the pool's thread count: force it again on the next run.
   st.set_up_input = nullptr;
   st.set_up_out = nullptr;
@@ -141,16 +132,16 @@ void XnnpackConv::run(const std::int8_t* input, std::int8_t* out) {
     const xnn_status s =
         st.per_channel
             ? xnn_setup_convolution2d_nhwc_qc8(st.op, st.shape.batch, st.shape.in_h, st.shape.in_w,
-                                               input, out, st.pool)
+                                               input, out, st.pool.get())
             : xnn_setup_convolution2d_nhwc_qs8(st.op, st.shape.batch, st.shape.in_h, st.shape.in_w,
-                                               input, out, st.pool);
+                                               input, out, st.pool.get());
     if (s != xnn_status_success) {
       throw std::runtime_error(std::string("XNNPACK convolution setup failed: ") + status_name(s));
     }
     st.set_up_input = input;
     st.set_up_out = out;
   }
-  const xnn_status s = xnn_run_operator(st.op, st.pool);
+  const xnn_status s = xnn_run_operator(st.op, st.pool.get());
   if (s != xnn_status_success) {
     throw std::runtime_error(std::string("xnn_run_operator failed: ") + status_name(s));
   }

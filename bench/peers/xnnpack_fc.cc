@@ -5,10 +5,10 @@
 #include <stdexcept>
 #include <string>
 
-#include <pthreadpool.h>
 #include <xnnpack.h>
 
 #include "kernels/support/aligned_buffer.h"
+#include "bench/peers/xnnpack_thread_pool.h"
 
 namespace qparity_peers {
 
@@ -71,10 +71,9 @@ struct XnnpackFullyConnected::State {
   bool per_channel = false;
   const std::int8_t* set_up_a = nullptr;
   std::int8_t* set_up_c = nullptr;
-  pthreadpool_t pool = nullptr;  ///< null: the calling thread only
+  XnnpackThreadPool pool;
   ~State() {
     if (op != nullptr) xnn_delete_operator(op);
-    if (pool != nullptr) pthreadpool_destroy(pool);
   }
 };
 
@@ -137,15 +136,7 @@ std::unique_ptr<XnnpackFullyConnected> XnnpackFullyConnected::create(const GemmS
 
 void XnnpackFullyConnected::set_threads(std::size_t threads) {
   State& st = *state_;
-  pthreadpool_t pool = nullptr;
-  if (threads > 1) {
-    pool = pthreadpool_create(threads);
-    if (pool == nullptr) {
-      throw std::runtime_error("pthreadpool_create(" + std::to_string(threads) + ") failed");
-    }
-  }
-  if (st.pool != nullptr) pthreadpool_destroy(st.pool);
-  st.pool = pool;
+  st.pool.set_threads(threads);
   // Setup splits the work for the pool's thread count: force it again on the next run.
   st.set_up_a = nullptr;
   st.set_up_c = nullptr;
@@ -160,16 +151,16 @@ void XnnpackFullyConnected::run(const std::int8_t* a, std::int8_t* c) {
         st.per_channel
             ? xnn_setup_convolution2d_nhwc_qc8(st.op, /*batch_size=*/st.shape.m,
                                                /*input_height=*/1, /*input_width=*/1, a, c,
-                                               st.pool)
+                                               st.pool.get())
             : xnn_setup_fully_connected_nc_qs8(st.op, /*batch_size=*/st.shape.m, a, c,
-                                               st.pool);
+                                               st.pool.get());
     if (s != xnn_status_success) {
       throw std::runtime_error(std::string("XNNPACK setup failed: ") + status_name(s));
     }
     st.set_up_a = a;
     st.set_up_c = c;
   }
-  const xnn_status s = xnn_run_operator(st.op, st.pool);
+  const xnn_status s = xnn_run_operator(st.op, st.pool.get());
   if (s != xnn_status_success) {
     throw std::runtime_error(std::string("xnn_run_operator failed: ") + status_name(s));
   }
