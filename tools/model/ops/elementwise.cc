@@ -94,6 +94,43 @@ reference::TensorQuantization tq(const TensorDef& t) {
   return reference::TensorQuantization{t.quant.scales[0], static_cast<std::int32_t>(t.quant.zero_point())};
 }
 
+/// Calls f(i, j1, j2) for every output element i of the NumPy broadcast of two shapes, in row-major
+/// order, with j1 and j2 the elements of the two inputs it reads (reference::elementwise's walk;
+/// the float formulas below have no variant in the header to hand the walk to).
+template <class F>
+void for_each_broadcast(const std::vector<std::size_t>& shape1, const std::vector<std::size_t>& shape2, F&& f) {
+  const std::vector<std::size_t> shape = reference::broadcast_shape(shape1, shape2);
+  const std::size_t rank = shape.size();
+  // Each input's stride per output dimension: 0 where it is broadcast.
+  std::vector<std::size_t> st1(rank, 0), st2(rank, 0), idx(rank, 0);
+  std::size_t c1 = 1, c2 = 1;
+  for (std::size_t k = rank; k-- > 0;) {
+    const std::size_t i1 = k + shape1.size(), i2 = k + shape2.size();
+    if (i1 >= rank) {
+      st1[k] = shape1[i1 - rank] == 1 ? 0 : c1;
+      c1 *= shape1[i1 - rank];
+    }
+    if (i2 >= rank) {
+      st2[k] = shape2[i2 - rank] == 1 ? 0 : c2;
+      c2 *= shape2[i2 - rank];
+    }
+  }
+  std::size_t j1 = 0, j2 = 0;
+  for (std::size_t i = 0, total = reference::shape_elements(shape); i < total; ++i) {
+    f(i, j1, j2);
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++idx[k] < shape[k]) {
+        j1 += st1[k];
+        j2 += st2[k];
+        break;
+      }
+      idx[k] = 0;
+      j1 -= st1[k] * (shape[k] - 1);
+      j2 -= st2[k] * (shape[k] - 1);
+    }
+  }
+}
+
 const char* op_name(ElementwiseOp op) {
   switch (op) {
     case ElementwiseOp::kAdd: return "ADD";
@@ -363,25 +400,8 @@ class ElementwisePrepared : public PreparedNode {
   /// (the header has no float32 variant to hand the walk to).
   template <class T>
   void run_float(const T* x1, const T* x2, T* y) const {
-    const std::vector<std::size_t> shape = reference::broadcast_shape(shape1_, shape2_);
-    const std::size_t rank = shape.size();
-    std::vector<std::size_t> st1(rank, 0), st2(rank, 0), idx(rank, 0);
-    std::size_t c1 = 1, c2 = 1;
-    for (std::size_t k = rank; k-- > 0;) {
-      const std::size_t i1 = k + shape1_.size(), i2 = k + shape2_.size();
-      if (i1 >= rank) {
-        st1[k] = shape1_[i1 - rank] == 1 ? 0 : c1;
-        c1 *= shape1_[i1 - rank];
-      }
-      if (i2 >= rank) {
-        st2[k] = shape2_[i2 - rank] == 1 ? 0 : c2;
-        c2 *= shape2_[i2 - rank];
-      }
-    }
-    const std::size_t total = reference::shape_elements(shape);
     const float ratio = mlas_ratio();
-    std::size_t j1 = 0, j2 = 0;
-    for (std::size_t i = 0; i < total; ++i) {
+    for_each_broadcast(shape1_, shape2_, [&](std::size_t i, std::size_t j1, std::size_t j2) {
       if (mlas_add_) {
         y[i] = static_cast<T>(mlas_add(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]),
                                        std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
@@ -396,17 +416,7 @@ class ElementwisePrepared : public PreparedNode {
             static_cast<std::int64_t>(detail::round_half_even_saturating(r / qo_.scale)) + qo_.zero_point;
         y[i] = static_cast<T>(q < float_out_.qmin ? float_out_.qmin : (q > float_out_.qmax ? float_out_.qmax : q));
       }
-      for (std::size_t k = rank; k-- > 0;) {
-        if (++idx[k] < shape[k]) {
-          j1 += st1[k];
-          j2 += st2[k];
-          break;
-        }
-        j1 -= st1[k] * (shape[k] - 1);
-        j2 -= st2[k] * (shape[k] - 1);
-        idx[k] = 0;
-      }
-    }
+    });
   }
 
   /// ONNX Runtime's output ratio for QLinearMul: float(float(s1 * s2) / so), as MlasQLinearMul
@@ -477,38 +487,11 @@ class FloatElementwisePrepared : public PreparedNode {
     const float* x2 = reinterpret_cast<const float*>(values[static_cast<std::size_t>(in2_)].bytes.data());
     float* y = reinterpret_cast<float*>(values[static_cast<std::size_t>(out_)].bytes.data());
     const FloatFormat storage = system_.float_precision->storage;
-    // NumPy broadcasting: each input's stride per output dimension (0 where it is broadcast).
-    const std::vector<std::size_t> shape = reference::broadcast_shape(shape1_, shape2_);
-    const std::size_t rank = shape.size();
-    std::vector<std::size_t> st1(rank, 0), st2(rank, 0), idx(rank, 0);
-    std::size_t c1 = 1, c2 = 1;
-    for (std::size_t k = rank; k-- > 0;) {
-      const std::size_t i1 = k + shape1_.size(), i2 = k + shape2_.size();
-      if (i1 >= rank) {
-        st1[k] = shape1_[i1 - rank] == 1 ? 0 : c1;
-        c1 *= shape1_[i1 - rank];
-      }
-      if (i2 >= rank) {
-        st2[k] = shape2_[i2 - rank] == 1 ? 0 : c2;
-        c2 *= shape2_[i2 - rank];
-      }
-    }
-    std::size_t j1 = 0, j2 = 0;
-    for (std::size_t i = 0, total = reference::shape_elements(shape); i < total; ++i) {
+    for_each_broadcast(shape1_, shape2_, [&](std::size_t i, std::size_t j1, std::size_t j2) {
       const float a = round_to(storage, x1[j1]), b = round_to(storage, x2[j2]);
       const float r = op_ == ElementwiseOp::kAdd ? a + b : op_ == ElementwiseOp::kSub ? a - b : a * b;
       y[i] = round_to(storage, std::min(std::max(r, clamp_.min), clamp_.max));
-      for (std::size_t k = rank; k-- > 0;) {
-        if (++idx[k] < shape[k]) {
-          j1 += st1[k];
-          j2 += st2[k];
-          break;
-        }
-        idx[k] = 0;
-        j1 -= st1[k] * (shape[k] - 1);
-        j2 -= st2[k] * (shape[k] - 1);
-      }
-    }
+    });
   }
 
   std::vector<std::string> describe() const override {
