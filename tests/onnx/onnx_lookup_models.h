@@ -23,4 +23,19 @@ struct LookupSpec {
 /// -128..-1 for int8), row 1 the same reversed, so each table entry is read twice.
 BuiltOnnx lookup_model(const LookupSpec& spec, const std::string& label);
 
+struct SoftmaxSpec {
+  bool qdq = false;  ///< DequantizeLinear -> Softmax -> QuantizeLinear, else com.microsoft QLinearSoftmax
+  qparity::cli::DType type = qparity::cli::DType::kInt8;
+  float x_scale = 0.1f, y_scale = 1.0f / 256.0f;
+  std::int64_t x_zp = 0, y_zp = -128;
+  std::int64_t opset = 13;  ///< QLinearSoftmax's opset attribute (axis written as rank - 1 below 13)
+  std::size_t rows = 2, row = 256;
+  std::uint64_t seed = 1;
+};
+
+/// A softmax over the last axis of [rows, row]. With row 256 each row holds every value of the
+/// type (row 0 in byte order, then shuffled); otherwise seeded values over the type's range, and
+/// every fourth row one element 100 steps above the rest (a probability near 1).
+BuiltOnnx softmax_model(const SoftmaxSpec& spec, const std::string& label);
+
 }  // namespace qparity_test

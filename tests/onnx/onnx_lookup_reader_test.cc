@@ -171,5 +171,65 @@ TEST(OnnxLookupReader, MalformedNodesNameTheNode) {
   }
 }
 
+TEST(OnnxLookupReader, SoftmaxFormsBecomeSoftmaxOverTheLastAxis) {
+  for (bool qdq : {false, true}) {
+    SoftmaxSpec s;
+    s.qdq = qdq;
+    s.rows = 3;
+    s.row = 10;
+    const BuiltOnnx m = softmax_model(s, "m");
+    const Graph g = read_onnx(m.bytes, "sm.onnx");
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op, OpKind::kSoftmax);
+    EXPECT_EQ(g.nodes[0].onnx_qdq, qdq);
+    // ORT fuses both types' QDQ Softmax at level all; its float32 Softmax (level disabled) is refused.
+    qparity::model::Runner r(g, {find_profile("ort-cpu").pick(g, g.nodes[0])});
+    std::string all;
+    for (const std::string& l : r.prepared(0).describe()) all += l + "\n";
+    EXPECT_NE(all.find("ONNX Runtime QLinearSoftmax"), std::string::npos) << all;
+    try {
+      qparity::model::Runner u(g, {find_profile("ort-cpu-unfused").pick(g, g.nodes[0])});
+      EXPECT_FALSE(qdq) << "ort-cpu-unfused prepared an unfused QDQ Softmax";
+    } catch (const ToolError& e) {
+      EXPECT_TRUE(qdq) << e.what();
+      EXPECT_NE(std::string(e.what()).find("sm.onnx: op 0 (SOFTMAX 'yf_node'): under ort-cpu-unfused"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  auto builder = [] {
+    OnnxBuilder b(13, true);
+    b.input("x", DType::kInt8, {2, 4});
+    b.output("y", DType::kInt8);
+    b.scales("s", {0.5f});
+    b.scales("ys", {1.0f / 256.0f});
+    b.zero_points("z", DType::kInt8, {0});
+    b.zero_points("yz", DType::kInt8, {-128});
+    return b;
+  };
+  {
+    OnnxBuilder b = builder();
+    b.node("QLinearSoftmax", {"x", "s", "z", "ys", "yz"}, {"y"}, "com.microsoft");
+    EXPECT_NE(error_of(b.bytes()).find("QLinearSoftmax 'y_node'): needs the int attribute opset"), std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = builder();
+    onnx::NodeProto& n = b.node("QLinearSoftmax", {"x", "s", "z", "ys", "yz"}, {"y"}, "com.microsoft");
+    OnnxBuilder::int_attr(n, "opset", 13);
+    OnnxBuilder::int_attr(n, "axis", 0);
+    EXPECT_NE(error_of(b.bytes()).find("axis 0 of a rank-2 input; allowed: the last axis (1 or -1)"), std::string::npos)
+        << error_of(b.bytes());
+  }
+  {
+    OnnxBuilder b = builder();  // opset 12 rules: axis 1 by default, the last of a 2-D input
+    b.scales("ys2", {0.01f});
+    onnx::NodeProto& n = b.node("QLinearSoftmax", {"x", "s", "z", "ys2", "yz"}, {"y"}, "com.microsoft");
+    OnnxBuilder::int_attr(n, "opset", 12);
+    EXPECT_NE(error_of(b.bytes()).find("allowed: scale 1/256 (within 0.1 %)"), std::string::npos)
+        << error_of(b.bytes());
+  }
+}
+
 }  // namespace
 }  // namespace qparity_test

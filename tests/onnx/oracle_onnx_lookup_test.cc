@@ -1,4 +1,4 @@
-// ONNX Runtime's table activations (docs/semantics.md §22.7) in the real ONNX Runtime (npm
+// ONNX Runtime's table activations (docs/semantics.md §22.7) and QLinearSoftmax (§22.8) in the real ONNX Runtime (npm
 // onnxruntime-node, CPU execution provider, one thread) against qparity's reader and runner:
 // com.microsoft QLinearSigmoid / QLinearLeakyRelu and the QDQ groups DequantizeLinear -> Sigmoid /
 // LeakyRelu -> QuantizeLinear, int8 and uint8, per tensor, each input holding all 256 values (the
@@ -24,6 +24,7 @@
 #include "oracle_tally.h"
 #include "ort_runner.h"
 #include "qparity/reference/ort_lookup_table.h"
+#include "tool_error.h"
 
 namespace qparity_test {
 namespace {
@@ -268,6 +269,100 @@ TEST(OnnxLookupOracle, SigmoidAndLeakyReluBitExactAtBothLevels) {
       }
     }
     std::printf("ORT opt %s: %zu models, %zu elements compared, ORT batch %.2f s\n", opt, all.size(), total, ort_s);
+  }
+  for (const auto& [row, wrong] : contrast_wrong) {
+    EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT, so this comparison could not fail";
+  }
+}
+
+// QLinearSoftmax (opset 13 and 12 attribute rules) and QDQ Softmax, int8 and uint8: rows of 256
+// holding every value (each distance to the maximum, the whole exponential table), rows of 10 and
+// of 1000 with seeded values and dominant elements (int8's wrap-around). Level all under ort-cpu;
+// level disabled under ort-cpu-unfused for QLinearSoftmax, while an unfused QDQ Softmax (ORT's
+// float32 kernel) must be refused naming the node. Contrast: the float32 style of fbgemm's system
+// (dequantize, expf, float sum, round half to even).
+TEST(OnnxLookupOracle, SoftmaxBitExact) {
+  struct SoftmaxCase {
+    std::string row;
+    BuiltOnnx model;
+    bool qdq;
+  };
+  std::vector<SoftmaxCase> all;
+  std::uint64_t seed = 900;
+  for (bool qdq : {false, true}) {
+    for (DType t : {kS8, kU8}) {
+      const bool s8 = t == kS8;
+      for (const auto& [row, rows] : {std::pair<std::size_t, std::size_t>{256, 3}, {10, 32}, {1000, 4}}) {
+        for (float xs : {0.1f, 0.02f, 0.5f}) {
+          for (std::int64_t opset : {13, 12}) {
+            if (qdq && opset != 13) continue;
+            SoftmaxSpec s;
+            s.qdq = qdq;
+            s.type = t;
+            s.x_scale = xs;
+            s.x_zp = s8 ? 3 : 128;
+            s.y_zp = s8 ? -128 : 0;
+            s.y_scale = opset == 12 ? 1.0005f / 256.0f : 1.0f / 256.0f;  // within SOFTMAX's 0.1 %: multiplier 255
+            s.opset = opset;
+            s.row = row;
+            s.rows = rows;
+            s.seed = seed++;
+            const std::string op = std::string(qdq ? "QDQ Softmax " : "QLinearSoftmax ") + (s8 ? "s8" : "u8");
+            all.push_back({op,
+                           softmax_model(s, op + " row " + std::to_string(row) + " x_scale " + std::to_string(xs) +
+                                                " opset " + std::to_string(opset)),
+                           qdq});
+          }
+        }
+      }
+    }
+  }
+  std::map<std::string, std::size_t> contrast_wrong;
+  for (const char* opt : {"all", "disabled"}) {
+    const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
+    std::vector<OrtJob> jobs;
+    std::vector<const SoftmaxCase*> run;
+    for (const SoftmaxCase& c : all) {
+      if (c.qdq && profile == "ort-cpu-unfused") {
+        const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+        try {
+          run_qparity(g, c.model.inputs, profile);
+          ADD_FAILURE() << c.model.label << ": ort-cpu-unfused ran an unfused QDQ Softmax";
+        } catch (const qparity::cli::ToolError& e) {
+          EXPECT_NE(std::string(e.what()).find("(SOFTMAX"), std::string::npos) << e.what();
+          EXPECT_NE(std::string(e.what()).find("which qparity does not model"), std::string::npos) << e.what();
+        }
+        continue;
+      }
+      jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+      run.push_back(&c);
+    }
+    std::string setup_error;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
+    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(setup_error.empty()) << setup_error;
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+      const SoftmaxCase& c = *run[i];
+      const OrtResult& r = results[i];
+      if (!r.ok) {
+        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
+        continue;
+      }
+      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
+      std::string first;
+      const std::size_t bad = mismatches(r.outputs[0], ours[0], &first);
+      if (bad != 0) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << first;
+      tally(c.row, std::string("ORT opt ") + opt, profile, ours[0].elements(), bad);
+      total += ours[0].elements();
+      const std::size_t wrong = mismatches(r.outputs[0], run_qparity(g, c.model.inputs, "fbgemm")[0], &first);
+      tally(c.row, std::string("ORT opt ") + opt, "fbgemm float32 softmax (contrast)", ours[0].elements(), wrong);
+      contrast_wrong[c.row.substr(c.row.size() - 2) + " softmax / opt " + opt] += wrong;
+    }
+    std::printf("ORT opt %s: %zu softmax models, %zu elements compared, ORT batch %.2f s\n", opt, run.size(), total,
+                ort_s);
   }
   for (const auto& [row, wrong] : contrast_wrong) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT, so this comparison could not fail";

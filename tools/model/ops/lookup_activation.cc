@@ -39,10 +39,6 @@ namespace {
 
 using reference::OrtTableFunction;
 
-bool is_ort_system(const System& sys) {
-  return !sys.float_precision && sys.preset.name.compare(0, 11, "onnxruntime") == 0;
-}
-
 class OrtTablePrepared : public PreparedNode {
  public:
   OrtTablePrepared(const Graph& g, const Node& n, const System& sys, Engine engine, OrtTableFunction f)
@@ -167,7 +163,7 @@ class OrtTableOp : public Op {
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys,
                                         Engine engine) const override {
     check_system_fits(g, n, sys);
-    if (!is_ort_system(sys)) {
+    if (!is_onnxruntime_system(sys)) {
       node_error(g, n,
                  fmt::format("under {}: qparity has {}'s arithmetic only as ONNX Runtime computes it; allowed: the "
                              "ort-cpu* profiles or the onnxruntime preset",
