@@ -94,7 +94,7 @@ OracleCase softmax_case(std::mt19937& rng, DType dt, float s_in, std::int64_t zp
         << " path " << c.path;
   c.label = label.str();
   c.graph = b.finish();
-  c.contrasts = {"tflite-reference", "tflite-single", "tflite-xnnpack-arm", "onnxruntime"};
+  c.contrasts = {"tflite-reference", "tflite-single", "tflite-xnnpack-arm", "fbgemm"};  // fbgemm: the float32 style
   return c;
 }
 

@@ -5,11 +5,13 @@
 // X(Enumerator, "NAME", tflite_builtin_code, tflite_version, file)
 //   Enumerator           OpKind::k<Enumerator>
 //   "NAME"               TFLite's operator name (BuiltinOperator), used in messages and maps
-//   tflite_builtin_code  TFLite's BuiltinOperator value (schema.fbs), or -1
+//   tflite_builtin_code  TFLite's BuiltinOperator value (schema.fbs), or -1 for an op qparity reads
+//                        from .onnx models only (its TFLite arithmetic is not modelled: the .tflite
+//                        reader refuses the operator and the writer cannot write the node)
 //   tflite_version       the operator version qparity writes (the lowest that covers int8)
 //   file                 the op's implementation: <file>_op(), defined in tools/model/ops/<file>.cc
 //                        or in the file of its family (reshape.cc: squeeze_op; elementwise.cc:
-//                        add_op, sub_op, mul_op)
+//                        add_op, sub_op, mul_op; lookup_activation.cc: logistic_op, leaky_relu_op)
 //
 // Adding an op: its file under tools/model/ops/ (and a header there if other code builds its
 // options) and one entry here. Append only; the order is the enum's.
@@ -37,7 +39,9 @@
   X(Mean, "MEAN", 40, 2, mean)                                          \
   X(Relu, "RELU", 19, 2, relu)                                          \
   X(Relu6, "RELU6", 21, 2, relu6)                                       \
-  X(Transpose, "TRANSPOSE", 39, 2, transpose)
+  X(Transpose, "TRANSPOSE", 39, 2, transpose)                           \
+  X(Logistic, "LOGISTIC", -1, 1, logistic)                              \
+  X(LeakyRelu, "LEAKY_RELU", -1, 1, leaky_relu)
 
 namespace qparity::model {
 

@@ -179,9 +179,14 @@ namespace {
 /// Whether ONNX Runtime (1.30, x86, graph optimization level basic or higher) fuses the QDQ group a
 /// node was read from into its QLinear operator (measured, docs/semantics.md §22.5): Add, Mul and
 /// Gemm always (QLinearAdd / QLinearMul / QGemm), Conv and MatMul with uint8 activations only (on x86 its QDQ
-/// selectors leave int8 ones to the float kernels). The other groups compute the same bits either way.
+/// selectors leave int8 ones to the float kernels); Sigmoid, LeakyRelu and Softmax of both types
+/// (QLinearSigmoid / QLinearLeakyRelu / QLinearSoftmax: ORT's optimized model, §22.7, §22.8). The other groups
+/// compute the same bits either way.
 bool ort_fuses_qdq(const Graph& g, const Node& n) {
-  if (n.op == OpKind::kAdd || n.op == OpKind::kMul) return true;
+  if (n.op == OpKind::kAdd || n.op == OpKind::kMul || n.op == OpKind::kLogistic || n.op == OpKind::kLeakyRelu ||
+      n.op == OpKind::kSoftmax) {
+    return true;
+  }
   // Gemm groups (QGemm) too: the reader gives a FULLY_CONNECTED from Gemm a bias, one from MatMul none.
   if (n.op == OpKind::kFullyConnected && n.inputs.size() > 2 && n.inputs[2] >= 0) return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&

@@ -13,6 +13,7 @@
 #include "model/ops/conv_common.h"
 #include "model/ops/data_ops.h"
 #include "model/ops/elementwise.h"
+#include "model/ops/lookup_activation.h"
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
 #include "model/ops/reshape.h"
@@ -125,6 +126,10 @@ class Importer {
   void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label,
                                  OpKind op = OpKind::kAveragePool2D);
+  // com.microsoft QLinearSigmoid (LOGISTIC) / QLinearLeakyRelu (LEAKY_RELU).
+  void read_qlinear_lookup(const onnx::NodeProto& node, const std::string& label, OpKind op);
+  // com.microsoft QLinearSoftmax (opset: its `opset` attribute) or a QDQ Softmax (opset 13 rules).
+  void read_qlinear_softmax(const onnx::NodeProto& node, const std::string& label, std::int64_t opset);
 
   // QDQ form: a DequantizeLinear's output (an activation or a constant, its scale and zero point
   // inputs), and the groups DequantizeLinear -> operator [-> Relu / Clip] -> QuantizeLinear read as
@@ -902,6 +907,91 @@ void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, con
   add_node(std::move(n));
 }
 
+// com.microsoft QLinearSigmoid / QLinearLeakyRelu (X, X_scale, X_zero_point, Y_scale, Y_zero_point;
+// LeakyRelu's float attribute alpha, 0.01 by default) as LOGISTIC / LEAKY_RELU, ONNX Runtime's
+// 256-entry table (docs/semantics.md §22.7). Element-wise: X is taken in the layout it already has.
+void Importer::read_qlinear_lookup(const onnx::NodeProto& node, const std::string& label, OpKind op) {
+  if (node.input_size() != 5) {
+    fail(fmt::format("{}: {} inputs; allowed: 5 (X, X_scale, X_zero_point, Y_scale, Y_zero_point)", label,
+                     node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    if (op != OpKind::kLeakyRelu || a.name() != "alpha") {
+      fail(
+          fmt::format("{}: attribute '{}'; allowed: {}", label, a.name(), op == OpKind::kLeakyRelu ? "alpha" : "none"));
+    }
+  }
+  auto options = std::make_shared<LeakyReluOptions>();
+  if (const onnx::AttributeProto* a = attribute(node, "alpha")) {
+    if (a->type() != onnx::AttributeProto_AttributeType_FLOAT || !std::isfinite(a->f())) {
+      fail(fmt::format("{}: attribute alpha must be a finite float", label));
+    }
+    options->alpha = a->f();
+  }
+  DType x_type{}, y_type{};
+  Quantization xq, yq;
+  xq.scales = scales(node, 1, label, "X_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "X_zero_point", 0, &x_type);
+  yq.scales = scales(node, 3, label, "Y_scale", 0);
+  yq.zero_points = zero_points(node, 4, label, "Y_zero_point", 0, &y_type);
+  if (x_type != y_type) {
+    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(x_type), cli::to_string(y_type)));
+  }
+  const auto vx = values_.find(node.input(0));
+  const bool nhwc = vx != values_.end() && vx->second.onnx < 0;  // x exists only in NHWC
+  const int x = activation(node.input(0), x_type, xq, nhwc, label);
+  const int y = output_tensor(node.output(0), y_type, yq, nhwc, label);
+  Node n;
+  n.op = op;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x};
+  n.outputs = {y};
+  if (op == OpKind::kLeakyRelu) n.options = options;
+  add_node(std::move(n));
+}
+
+// com.microsoft QLinearSoftmax (X, X_scale, X_zero_point, Y_scale, Y_zero_point; attributes opset,
+// required, and axis: -1 by default from opset 13, else 1) as SOFTMAX over the last dimension of
+// the value in ONNX's layout (docs/semantics.md §22.8). From opset 13 the axis is one dimension
+// (ORT transposes it last); before, the rows are the dimensions from the axis on, flattened: either
+// way qparity takes the last axis only.
+void Importer::read_qlinear_softmax(const onnx::NodeProto& node, const std::string& label, std::int64_t opset) {
+  if (node.input_size() != 5) {
+    fail(fmt::format("{}: {} inputs; allowed: 5 (X, X_scale, X_zero_point, Y_scale, Y_zero_point)", label,
+                     node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  std::int64_t axis = opset >= 13 ? -1 : 1;
+  if (const onnx::AttributeProto* a = attribute(node, "axis")) {
+    if (a->type() != onnx::AttributeProto_AttributeType_INT)
+      fail(fmt::format("{}: attribute axis must be an int", label));
+    axis = a->i();
+  }
+  DType x_type{}, y_type{};
+  Quantization xq, yq;
+  xq.scales = scales(node, 1, label, "X_scale", 0);
+  xq.zero_points = zero_points(node, 2, label, "X_zero_point", 0, &x_type);
+  yq.scales = scales(node, 3, label, "Y_scale", 0);
+  yq.zero_points = zero_points(node, 4, label, "Y_zero_point", 0, &y_type);
+  if (x_type != y_type) {
+    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(x_type), cli::to_string(y_type)));
+  }
+  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/false, label);
+  const auto rank = static_cast<std::int64_t>(g_.tensors[static_cast<std::size_t>(x)].shape.size());
+  if (rank == 0 || (axis != rank - 1 && axis != -1)) {
+    fail(fmt::format("{}: axis {} of a rank-{} input; allowed: the last axis ({} or -1)", label, axis, rank, rank - 1));
+  }
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kSoftmax;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x};
+  n.outputs = {y};
+  n.options = std::make_shared<SoftmaxOptions>();  // beta 1
+  add_node(std::move(n));
+}
+
 // com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X_i, X_i_scale, X_i_zero_point per
 // input) as CONCATENATION. 4-D inputs that all exist in NHWC are joined there (the ONNX axis mapped:
 // C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. int8 inputs must share the output's
@@ -1428,6 +1518,27 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       require_same_quantization(x);
       read_qlinear_average_pool(f, label, OpKind::kMaxPool2D);
     }
+  } else if (op == "Sigmoid" || op == "LeakyRelu") {
+    // ORT fuses these into QLinearSigmoid / QLinearLeakyRelu, or runs them in float32: the same bits
+    // (docs/semantics.md §22.7).
+    if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "X");
+    f.set_op_type(op == "Sigmoid" ? "QLinearSigmoid" : "QLinearLeakyRelu");
+    add(x);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    read_qlinear_lookup(f, label, op == "Sigmoid" ? OpKind::kLogistic : OpKind::kLeakyRelu);
+  } else if (op == "Softmax") {
+    // ORT fuses it into QLinearSoftmax (docs/semantics.md §22.8).
+    if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "input");
+    f.set_op_type("QLinearSoftmax");
+    add(x);
+    f.add_input(y_scale);
+    f.add_input(y_zp);
+    read_qlinear_softmax(f, label, kMinOpset);  // opset >= 13 (check_opsets): axis -1 by default
   } else if (op == "Concat") {
     f.set_op_type("QLinearConcat");
     f.add_input(y_scale);
@@ -1489,8 +1600,8 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   if (domain.empty() && node.op_type() == "DequantizeLinear") return read_dequantize_linear(node, label);
   static const std::set<std::string> kQdqOps = {
-      "Conv",        "MatMul",  "Gemm",   "Add",     "Mul",    "GlobalAveragePool",
-      "AveragePool", "MaxPool", "Concat", "Reshape", "Flatten"};
+      "Conv",    "MatMul", "Gemm",    "Add",     "Mul",     "GlobalAveragePool", "AveragePool",
+      "MaxPool", "Concat", "Reshape", "Flatten", "Sigmoid", "LeakyRelu",         "Softmax"};
   if (domain.empty() && kQdqOps.count(node.op_type()) != 0 && node.input_size() > 0 &&
       dequantized_.count(node.input(0)) != 0) {
     return read_qdq_group(node, label);
@@ -1498,7 +1609,9 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
     fail(fmt::format(
         "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
-        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape or Flatten (Conv, MatMul, Gemm, Add, Mul: "
+        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten, Sigmoid, LeakyRelu or Softmax (Conv, "
+        "MatMul, "
+        "Gemm, Add, Mul: "
         "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
         label));
   }
@@ -1527,6 +1640,19 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain == "com.microsoft" && node.op_type() == "QLinearAveragePool") {
     return read_qlinear_average_pool(node, label);
   }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearSigmoid") {
+    return read_qlinear_lookup(node, label, OpKind::kLogistic);
+  }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearLeakyRelu") {
+    return read_qlinear_lookup(node, label, OpKind::kLeakyRelu);
+  }
+  if (domain == "com.microsoft" && node.op_type() == "QLinearSoftmax") {
+    const onnx::AttributeProto* a = attribute(node, "opset");
+    if (a == nullptr || a->type() != onnx::AttributeProto_AttributeType_INT) {
+      fail(fmt::format("{}: needs the int attribute opset (ONNX Runtime requires it)", label));
+    }
+    return read_qlinear_softmax(node, label, a->i());
+  }
   if (domain.empty() && kQdqOps.count(node.op_type()) != 0) {
     fail(
         fmt::format("{}: input '{}' is a float value that no DequantizeLinear produced; qparity reads float "
@@ -1536,10 +1662,10 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   fail(fmt::format(
       "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
       "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
-      "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool, Flatten / Reshape of "
-      "their outputs, Constant, and QDQ groups "
+      "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool / QLinearSigmoid / "
+      "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Constant, and QDQ groups "
       "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
-      "Reshape or Flatten -> QuantizeLinear)",
+      "Reshape, Flatten, Sigmoid, LeakyRelu or Softmax -> QuantizeLinear)",
       label));
 }
 

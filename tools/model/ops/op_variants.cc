@@ -58,6 +58,10 @@ bool xnnpack_per_tensor_8bit(const TensorDef& t) {
          t.quant.zero_points.size() <= 1 && t.quant.axis == 0;
 }
 
+bool is_onnxruntime_system(const System& sys) {
+  return !sys.float_precision && sys.preset.name.compare(0, 11, "onnxruntime") == 0;
+}
+
 std::string quant_text(const TensorDef& t) {
   return fmt::format("{} scale {} zero point {}", cli::to_string(t.dtype), t.quant.scales.empty() ? 1.0f : t.quant.scales[0],
                      t.quant.zero_point());

@@ -30,6 +30,10 @@ reference::NpuHypothesis npu_hypothesis_of(const Preset& preset);
 /// "round half to even, Q15 multiplier" style text.
 std::string npu_text(const reference::NpuHypothesis& h);
 
+/// Whether `system` is one of ONNX Runtime's (presets onnxruntime, onnxruntime-qdq-float and
+/// onnxruntime-pairsat16: every ort-cpu* profile), whose ops run ORT's own kernels' arithmetic.
+bool is_onnxruntime_system(const System& system);
+
 /// The tensor's affine quantization as the references take it (the first scale and zero point).
 reference::TensorQuant tensor_quant(const TensorDef& t);
 

@@ -40,8 +40,9 @@
 //                                                           own kernel (docs/semantics.md §20.3;
 //                                                           measured: both LiteRT.js paths are the
 //                                                           float table); xnnpack_takes() is false
-//   kFloat             kFloat32 (dequantize, expf, float    UNVERIFIED for every runtime
-//                      sum, RNE)
+//   kFloat             kFloat32 (dequantize, expf, float    UNVERIFIED for every runtime; ONNX
+//                      sum, RNE); the onnxruntime presets:  Runtime's systems run QLinearSoftmax's
+//                      softmax_ort.cc                       arithmetic instead (measured, §22.8)
 //   kNpu               kTfliteOptimizedFloatTable           UNVERIFIED hypothesis: an NPU vendor's
 //                                                           converter is validated against TFLite's
 //                                                           CPU kernel, so the NPU is assumed to
@@ -64,6 +65,8 @@
 
 #include "model/op.h"
 #include "model/ops/data_ops.h"
+#include "model/ops/op_variants.h"
+#include "model/ops/softmax_ort.h"
 #include "preset_params.h"
 #include "qparity/float_precision.h"
 #include "qparity/reference/softmax.h"
@@ -448,6 +451,7 @@ class SoftmaxOp : public Op {
                                         Engine engine) const override {
     check_system_fits(g, n, sys);
     if (sys.float_precision) return std::make_unique<FloatSoftmaxPrepared>(g, n, sys);
+    if (is_onnxruntime_system(sys)) return prepare_ort_softmax(g, n, sys);  // softmax_ort.h
     return std::make_unique<SoftmaxPrepared>(g, n, sys, engine);
   }
 

@@ -52,7 +52,9 @@ std::string supported_ops() {
   std::size_t n = 0;
   const OpKind* ops = all_ops(&n);
   std::vector<std::string> names;
-  for (std::size_t i = 0; i < n; ++i) names.emplace_back(to_string(ops[i]));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (tflite_code_of(ops[i]) >= 0) names.emplace_back(to_string(ops[i]));  // -1: .onnx-only ops
+  }
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
