@@ -7,6 +7,7 @@
 #include <random>
 
 #include "onnx_builder.h"
+#include "onnx_test_support.h"
 
 namespace qparity_test {
 
@@ -14,20 +15,6 @@ using qparity::cli::DType;
 using qparity::cli::Tensor;
 
 namespace {
-
-Tensor random_tensor(std::mt19937& rng, DType dtype, std::vector<std::size_t> shape, std::int64_t lo, std::int64_t hi) {
-  Tensor t = qparity::cli::make_tensor(dtype, std::move(shape));
-  std::uniform_int_distribution<std::int64_t> d(lo, hi);
-  for (std::size_t i = 0; i < t.elements(); ++i) t.set_integer(i, d(rng));
-  return t;
-}
-
-std::vector<float> spread_scales(std::mt19937& rng, float base, std::size_t n) {
-  std::uniform_real_distribution<float> d(0.5f, 1.5f);
-  std::vector<float> out(n);
-  for (float& s : out) s = base * d(rng);
-  return out;
-}
 
 // Adds the scale and zero point initializers `<value>_dq_s`, `<value>_dq_z` and a DequantizeLinear of
 // `value` (axis when per axis); returns the float output's name.

@@ -13,6 +13,7 @@
 #include "model/system.h"
 #include "onnx_builder.h"
 #include "onnx_qdq_models.h"
+#include "onnx_test_support.h"
 #include "tool_error.h"
 
 namespace qparity_test {
@@ -25,14 +26,6 @@ using qparity::model::Graph;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
 
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  try {
-    read_onnx(bytes, "m.onnx");
-  } catch (const ToolError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 const qparity::model::Node& only(const Graph& g, OpKind op) {
   for (const auto& n : g.nodes) {
@@ -112,35 +105,35 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     b.input("f", DType::kFloat32, {1, 2, 3, 3});
     b.node("Add", {"f", "xf"}, {"sum"});
     b.node("QuantizeLinear", {"sum", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (Add 'sum_node'): input 'f' is a float value that no DequantizeLinear "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Add 'sum_node'): input 'f' is a float value that no DequantizeLinear "
                                        "produced"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // the operator's output is not quantized
     b.node("MaxPool", {"xf"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (MaxPool 'y_node'): its float output 'y' must feed exactly one "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (MaxPool 'y_node'): its float output 'y' must feed exactly one "
                                        "QuantizeLinear"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // a float operator between the group's operator and its QuantizeLinear
     b.node("Add", {"xf", "xf"}, {"sum"});
     b.node("Sigmoid", {"sum"}, {"sig"});
     b.node("QuantizeLinear", {"sig", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (Add 'sum_node'): its output feeds Sigmoid 'sig_node'; allowed: a "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Add 'sum_node'): its output feeds Sigmoid 'sig_node'; allowed: a "
                                        "QuantizeLinear"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // a QuantizeLinear of a float graph input
     b.input("f", DType::kFloat32, {1, 2, 3, 3});
     b.node("QuantizeLinear", {"f", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group"), std::string::npos)
-        << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group"), std::string::npos)
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // MaxPool requantizing
@@ -148,15 +141,15 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     onnx::NodeProto& n = b.node("MaxPool", {"xf"}, {"p"});
     OnnxBuilder::ints(n, "kernel_shape", {2, 2});
     b.node("QuantizeLinear", {"p", "s2", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (MaxPool 'p_node'): input and output quantized differently"),
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (MaxPool 'p_node'): input and output quantized differently"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // a Relu without outputs (found by onnx_fuzzer)
     b.node("Add", {"xf", "xf"}, {"sum"});
     b.node("Relu", {"sum"}, {});
-    EXPECT_NE(error_of(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << read_error(b.bytes());
   }
   {
     QdqMatMulSpec s;  // Gemm with transA 1
@@ -169,8 +162,8 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     }
     std::vector<std::uint8_t> bytes(model.ByteSizeLong());
     model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
-    EXPECT_NE(error_of(bytes).find("(Gemm 'mm_node'): transA = 1; allowed: transA 0, transB 0 or 1"), std::string::npos)
-        << error_of(bytes);
+    EXPECT_NE(read_error(bytes).find("(Gemm 'mm_node'): transA = 1; allowed: transA 0, transB 0 or 1"), std::string::npos)
+        << read_error(bytes);
   }
   {
     QdqConvSpec s;  // a bias scale that is not x_scale * w_scale
@@ -188,7 +181,7 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     }
     std::vector<std::uint8_t> bytes(model.ByteSizeLong());
     model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
-    EXPECT_NE(error_of(bytes).find("(Conv 'conv_node'): the bias's scale [0]"), std::string::npos) << error_of(bytes);
+    EXPECT_NE(read_error(bytes).find("(Conv 'conv_node'): the bias's scale [0]"), std::string::npos) << read_error(bytes);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "model/system.h"
 #include "onnx_builder.h"
 #include "onnx_test_models.h"
+#include "onnx_test_support.h"
 #include "tool_error.h"
 
 namespace qparity_test {
@@ -24,18 +25,7 @@ using qparity::model::Graph;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
 
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  try {
-    read_onnx(bytes, "m.onnx");
-  } catch (const ToolError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
-std::string error_of(const OnnxBuilder& b) {
-  return error_of(b.bytes());
-}
 
 // A minimal valid QLinearConv model (1x1, 2 -> 2 channels) for the malformed-file tests to break.
 OnnxBuilder conv_builder(std::int64_t opset = 13) {
@@ -171,10 +161,10 @@ TEST(OnnxReader, QLinearMulKeepsTheLayoutOfItsInputs) {
   b.scales("s", {0.5f});
   b.zero_points("z", DType::kInt8, {0});
   b.node("QLinearMul", {"a", "s", "z", "b", "s", "z", "s", "z"}, {"y"}, "com.microsoft");
-  EXPECT_NE(error_of(b).find("node 0 (com.microsoft.QLinearMul 'y_node'): constant B 'b' is int8 of shape [1, 4]; "
+  EXPECT_NE(read_error(b).find("node 0 (com.microsoft.QLinearMul 'y_node'): constant B 'b' is int8 of shape [1, 4]; "
                              "allowed: one int8 element"),
             std::string::npos)
-      << error_of(b);
+      << read_error(b);
 }
 
 TEST(OnnxReader, GlobalAveragePoolIsMeanOverNhwcHW) {
@@ -251,7 +241,7 @@ TEST(OnnxReader, ConcatAxesAndTheInt8RescaleLimit) {
   EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 7, 5, 6}));
   s.t = DType::kInt8;  // int8 inputs quantized unlike the output: refused, naming the node
   s.after_convs = false;
-  const std::string e = error_of(qlinear_concat_model(s).bytes);
+  const std::string e = read_error(qlinear_concat_model(s).bytes);
   EXPECT_NE(e.find("(CONCATENATION 'y_node'): int8 input 0 'a' has scale"), std::string::npos) << e;
 }
 
@@ -262,7 +252,7 @@ TEST(OnnxReader, AveragePoolWindowsAndTheUint8PaddingLimit) {
   EXPECT_EQ(g.nodes[1].op, OpKind::kAveragePool2D);
   EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 8, 5, 4}));
   s.same_upper = true;  // uint8 with padding: measured to differ from the float formula, refused
-  const std::string e = error_of(qlinear_average_pool_model(s).bytes);
+  const std::string e = read_error(qlinear_average_pool_model(s).bytes);
   EXPECT_NE(e.find("(com.microsoft.QLinearAveragePool 'y_node'): uint8 with auto_pad SAME_UPPER is not reproduced"),
             std::string::npos)
       << e;
@@ -273,19 +263,19 @@ TEST(OnnxReader, AveragePoolWindowsAndTheUint8PaddingLimit) {
 }
 
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {
-  EXPECT_NE(error_of(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0x07}).find("m.onnx: not an ONNX model"),
+  EXPECT_NE(read_error(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0x07}).find("m.onnx: not an ONNX model"),
             std::string::npos);
   {
     OnnxBuilder b = conv_builder(11);
     conv_node(b);
-    EXPECT_NE(error_of(b).find("opset 11 of the default domain; allowed: 13 or later"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("opset 11 of the default domain; allowed: 13 or later"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.node("Sigmoid", {"x"}, {"y"});
-    EXPECT_NE(error_of(b).find("node 0 (Sigmoid 'y_node'): qparity does not run this operator"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("node 0 (Sigmoid 'y_node'): qparity does not run this operator"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
@@ -298,57 +288,57 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
         ->mutable_shape()
         ->mutable_dim(0)
         ->set_dim_param("batch");
-    EXPECT_NE(error_of(b).find("graph input 0 'x' has a dynamic dimension 0 ('batch')"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("graph input 0 'x' has a dynamic dimension 0 ('batch')"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->mutable_raw_data()->resize(3);
-    EXPECT_NE(error_of(b).find("initializer 0 'w' has 3 bytes of raw_data; its shape [2, 2, 1, 1] and type INT8 "
+    EXPECT_NE(read_error(b).find("initializer 0 'w' has 3 bytes of raw_data; its shape [2, 2, 1, 1] and type INT8 "
                                "need 4"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
-    EXPECT_NE(error_of(b).find("initializer 0 'w' keeps its data in an external file"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("initializer 0 'w' keeps its data in an external file"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->set_dims(0, -2);
-    EXPECT_NE(error_of(b).find("initializer 0 'w' has dimension 0 = -2"), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find("initializer 0 'w' has dimension 0 = -2"), std::string::npos) << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.scales("bad", {-1.0f});
     b.node("QLinearConv", {"x", "bad", "z", "w", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("node 0 (QLinearConv 'y_node'): x_scale 'bad' [0] = -1; allowed: finite and > 0"),
+    EXPECT_NE(read_error(b).find("node 0 (QLinearConv 'y_node'): x_scale 'bad' [0] = -1; allowed: finite and > 0"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.zero_points("zu", DType::kUint8, {0});
     b.node("QLinearConv", {"x", "s", "zu", "w", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("input 'x' is int8, its zero point uint8"), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find("input 'x' is int8, its zero point uint8"), std::string::npos) << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.node("QLinearConv", {"x", "s", "z", "x", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("input 3 (w) 'x' is not an initializer; allowed: a constant"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("input 3 (w) 'x' is not an initializer; allowed: a constant"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.node("QLinearConv", {"t", "s", "z", "w", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("input 't' is neither a graph input nor the output of an earlier node"),
+    EXPECT_NE(read_error(b).find("input 't' is neither a graph input nor the output of an earlier node"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b(13);  // group 2 of 2 channels each: a grouped CONV_2D (OHWI filter with I = 2)
@@ -363,28 +353,28 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
     EXPECT_EQ(g.nodes[1].op, OpKind::kConv2D);
     EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.nodes[1].inputs[1])].shape, (std::vector<std::size_t>{4, 1, 1, 2}));
     b.model().mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(3);  // 3 does not divide 4
-    EXPECT_NE(error_of(b).find("group 3 does not fit x's 4 channels"), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find("group 3 does not fit x's 4 channels"), std::string::npos) << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.scales("s3", {0.5f, 0.5f, 0.5f});
     b.node("QLinearConv", {"x", "s", "z", "w", "s3", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("w_scale 's3' has shape [3]; allowed: a scalar or 2 values (per axis)"),
+    EXPECT_NE(read_error(b).find("w_scale 's3' has shape [3]; allowed: a scalar or 2 values (per axis)"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     OnnxBuilder::string_attr(conv_node(b), "auto_pad", "MIDDLE");
-    EXPECT_NE(error_of(b).find("auto_pad 'MIDDLE'; allowed: NOTSET, VALID, SAME_UPPER, SAME_LOWER"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("auto_pad 'MIDDLE'; allowed: NOTSET, VALID, SAME_UPPER, SAME_LOWER"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.output("nowhere", DType::kInt8);
-    EXPECT_NE(error_of(b).find("graph output 1 'nowhere' is not computed by any node"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("graph output 1 'nowhere' is not computed by any node"), std::string::npos)
+        << read_error(b);
   }
 }
 

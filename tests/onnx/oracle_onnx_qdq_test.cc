@@ -17,6 +17,7 @@
 #include "model/runner.h"
 #include "onnx_qdq_models.h"
 #include "oracle_tally.h"
+#include "onnx_test_support.h"
 #include "ort_runner.h"
 
 namespace qparity_test {
@@ -35,33 +36,6 @@ struct QdqCase {
   bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul)
 };
 
-std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
-                                const std::string& profile) {
-  using namespace qparity::model;
-  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
-  runner.run(inputs);
-  return runner.outputs();
-}
-
-std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
-  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
-    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
-             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
-             qparity::cli::shape_text(ours.shape);
-    return std::max(ort.elements(), ours.elements());
-  }
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < ort.elements(); ++i) {
-    if (ort.integer_at(i) != ours.integer_at(i)) {
-      if (n == 0) {
-        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
-                 std::to_string(ours.integer_at(i));
-      }
-      ++n;
-    }
-  }
-  return n;
-}
 
 // Where ORT fuses the case's groups (level all: uint8 activations, and Add / Mul of either type)
 // the contrast is the float32 arithmetic, else the QLinear one.

@@ -17,6 +17,7 @@
 #include "model/system.h"
 #include "onnx_test_models.h"
 #include "oracle_tally.h"
+#include "onnx_test_support.h"
 #include "ort_runner.h"
 
 namespace qparity_test {
@@ -36,33 +37,6 @@ struct OrtCase {
   std::string contrast = "tflite-reference";
 };
 
-std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
-                                const std::string& profile) {
-  using namespace qparity::model;
-  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
-  runner.run(inputs);
-  return runner.outputs();
-}
-
-std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
-  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
-    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
-             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
-             qparity::cli::shape_text(ours.shape);
-    return std::max(ort.elements(), ours.elements());
-  }
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < ort.elements(); ++i) {
-    if (ort.integer_at(i) != ours.integer_at(i)) {
-      if (n == 0) {
-        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
-                 std::to_string(ours.integer_at(i));
-      }
-      ++n;
-    }
-  }
-  return n;
-}
 
 std::vector<OrtCase> conv_cases() {
   std::vector<OrtCase> cases;
