@@ -1578,6 +1578,12 @@ Graph Importer::read(const onnx::ModelProto& model) {
   for (int i = 0; i < graph.output_size(); ++i) {
     const std::string& out = graph.output(i).name();
     const auto it = values_.find(out);
+    if (it == values_.end() && dequantized_.count(out) != 0) {
+      // A DequantizeLinear whose float result leaves the graph (ONNX's node test of the op alone).
+      fail(fmt::format("graph output {} '{}' is the float output of a DequantizeLinear; allowed: 8-bit or int32 "
+                       "outputs (qparity runs the integer graph: a DequantizeLinear must feed a QDQ group)",
+                       i, out));
+    }
     if (it == values_.end()) {
       fail(
           fmt::format("graph output {} '{}' is not computed by any node qparity read (an initializer or an unknown "
