@@ -8,6 +8,7 @@
 #include "model/graph_builder.h"
 #include "model/onnx/onnx_reader.h"
 #include "model/ops/data_ops.h"
+#include "model/ops/pool2d.h"
 #include "model/runner.h"
 #include "model/system.h"
 #include "onnx_builder.h"
@@ -228,7 +229,7 @@ TEST(OnnxReader, TransposeMatchesTheIndexFormula) {
   }
 }
 
-TEST(OnnxReader, ConcatAxesAndTheInt8RescaleLimit) {
+TEST(OnnxReader, ConcatAxesAndTheInt8Rescale) {
   QConcatSpec s;
   s.after_convs = true;  // NHWC inputs: the ONNX channel axis 1 becomes 3
   const Graph g = read_onnx(qlinear_concat_model(s).bytes, "concat.onnx");
@@ -239,27 +240,53 @@ TEST(OnnxReader, ConcatAxesAndTheInt8RescaleLimit) {
   ASSERT_LT(concat, g.nodes.size());
   EXPECT_EQ(g.nodes[concat].opts<qparity::model::ConcatenationOptions>().axis, 3);
   EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 7, 5, 6}));
-  s.t = DType::kInt8;  // int8 inputs quantized unlike the output: refused, naming the node
+  // int8 inputs quantized unlike the output: read, and rescaled under the ORT profiles; TFLite's
+  // int8 arithmetic refuses them, naming the node.
+  s.t = DType::kInt8;
   s.after_convs = false;
-  const std::string e = read_error(qlinear_concat_model(s).bytes);
-  EXPECT_NE(e.find("(CONCATENATION 'y_node'): int8 input 0 'a' has scale"), std::string::npos) << e;
+  const BuiltOnnx m = qlinear_concat_model(s);
+  const Graph g8 = read_onnx(m.bytes, "concat.onnx");
+  EXPECT_EQ(run_qparity(g8, m.inputs, "ort-cpu").size(), 1u);
+  try {
+    run_qparity(g8, m.inputs, "tflite-reference");
+    ADD_FAILURE() << "tflite-reference rescaled an int8 concatenation";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("(CONCATENATION 'y_node'): int8 input 0 'a' has scale"), std::string::npos)
+        << e.what();
+  }
 }
 
-TEST(OnnxReader, AveragePoolWindowsAndTheUint8PaddingLimit) {
+TEST(OnnxReader, AveragePoolWindowsAndCountIncludePad) {
   QAvgPoolSpec s;
   const Graph g = read_onnx(qlinear_average_pool_model(s).bytes, "pool.onnx");
   ASSERT_EQ(g.nodes.size(), 3u);
   EXPECT_EQ(g.nodes[1].op, OpKind::kAveragePool2D);
   EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 8, 5, 4}));
-  s.same_upper = true;  // uint8 with padding: measured to differ from the float formula, refused
-  const std::string e = read_error(qlinear_average_pool_model(s).bytes);
-  EXPECT_NE(e.find("(com.microsoft.QLinearAveragePool 'y_node'): uint8 with auto_pad SAME_UPPER is not reproduced"),
-            std::string::npos)
-      << e;
-  s.t = DType::kInt8;
-  s.x_zp = 0;
-  s.y_zp = 0;
-  EXPECT_EQ(read_onnx(qlinear_average_pool_model(s).bytes, "pool.onnx").nodes[1].op, OpKind::kAveragePool2D);
+  EXPECT_FALSE(g.nodes[1].opts<qparity::model::Pool2DOptions>().count_include_pad);
+  s.same_upper = true;  // padding counted in the divisor: read; only ORT's arithmetic takes it
+  s.count_include_pad = true;
+  const BuiltOnnx m = qlinear_average_pool_model(s);
+  const Graph padded = read_onnx(m.bytes, "pool.onnx");
+  EXPECT_TRUE(padded.nodes[1].opts<qparity::model::Pool2DOptions>().count_include_pad);
+  EXPECT_EQ(run_qparity(padded, m.inputs, "ort-cpu").size(), 1u);
+  try {
+    run_qparity(padded, m.inputs, "tflite-reference");
+    ADD_FAILURE() << "tflite-reference took count_include_pad";
+  } catch (const ToolError& e) {
+    EXPECT_NE(std::string(e.what()).find("count_include_pad 1 under tflite-reference"), std::string::npos)
+        << e.what();
+  }
+  OnnxBuilder b(13, /*microsoft_domain=*/true);  // 2 is no value of count_include_pad
+  b.input("x", DType::kUint8, {1, 1, 4, 4});
+  b.output("y", DType::kUint8);
+  for (const char* q : {"x", "y"}) {
+    b.scales(std::string(q) + "s", {0.1f});
+    b.zero_points(std::string(q) + "z", DType::kUint8, {0});
+  }
+  onnx::NodeProto& n = b.node("QLinearAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, "com.microsoft");
+  OnnxBuilder::ints(n, "kernel_shape", {2, 2});
+  OnnxBuilder::int_attr(n, "count_include_pad", 2);
+  EXPECT_NE(read_error(b).find("count_include_pad = 2; allowed: 0 or 1"), std::string::npos) << read_error(b);
 }
 
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {

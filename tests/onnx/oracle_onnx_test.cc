@@ -437,25 +437,34 @@ TEST(OnnxOracle, QLinearGlobalAveragePoolBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
-// com.microsoft QLinearConcat: uint8 inputs with their own scales are rescaled (ORT's lookup
-// table: dequantize, divide by the output scale, round half to even); int8 inputs share the output's
-// quantization. Along C, H and W, from graph inputs (ONNX layout) and after convolutions (NHWC).
+// com.microsoft QLinearConcat: inputs with their own scales and zero points are rescaled, int8 and
+// uint8 (ORT's lookup table per input: dequantize, divide by the output scale, round half to even,
+// saturate); inputs quantized like the output are copied. Along C, H and W, from graph inputs (ONNX
+// layout) and after convolutions (NHWC). Contrasts: TFLite's uint8 CONCATENATION (ties away from
+// zero) for u8; for s8, which TFLite refuses to rescale, an NPU arithmetic (one Q15 rounding, ties away).
 TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;
   std::uint64_t seed = 300;
   for (DType t : {kU8, kS8}) {
-    for (bool convs : {false, true}) {
-      for (std::int64_t axis : {1, 2, -1}) {
-        QConcatSpec s;
-        s.t = t;
-        s.after_convs = convs;
-        s.axis = axis;
-        s.same_quantization = t == kS8;
-        s.seed = seed++;
-        OrtCase c{std::string("QLinearConcat ") + (t == kU8 ? "u8 rescaled" : "s8") + (convs ? " after convs" : ""),
-                  qlinear_concat_model(s)};
-        c.ties = t == kU8;  // the rescaled rows: TFLite's uint8 CONCATENATION rounds differently
-        cases.push_back(std::move(c));
+    for (int kind = 0; kind < 3; ++kind) {  // rescaled, rescaled with ties and saturation, same quantization
+      const bool same = kind == 2;
+      if (same && t == kU8) continue;
+      for (bool convs : {false, true}) {
+        for (std::int64_t axis : {1, 2, -1}) {
+          QConcatSpec s;
+          s.t = t;
+          s.after_convs = convs;
+          s.axis = axis;
+          s.same_quantization = same;
+          s.ties = kind == 1;
+          s.seed = seed++;
+          OrtCase c{std::string("QLinearConcat ") + (t == kU8 ? "u8" : "s8") + (same ? "" : " rescaled") +
+                        (s.ties ? " ties" : "") + (convs ? " after convs" : ""),
+                    qlinear_concat_model(s)};
+          c.ties = !same;  // the rescaled rows: the contrast arithmetic must get elements wrong
+          if (t == kS8) c.contrast = "npu-haz-q15-int32";
+          cases.push_back(std::move(c));
+        }
       }
     }
   }
@@ -463,33 +472,40 @@ TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
 }
 
 // com.microsoft QLinearAveragePool: each tap dequantized to float32, summed in row order, divided
-// by the in-image tap count, quantized with round half to even. VALID windows, and SAME_UPPER ones
-// (partial windows at the edges) for int8, 2x2 windows with si = so = 0.5 for exact halves (ties), where
-// TFLite's AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ.
+// by the in-image tap count (count_include_pad 0) or the window's (1), quantized with the zero point
+// added in float before round half to even. VALID and SAME_UPPER windows (partial windows at the
+// edges), int8 and uint8; 2x2 windows with si = so = 0.5 for exact halves (ties), where TFLite's
+// AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ; y_scale 0.003 for saturation.
+// Contrasts: the ties rows (TFLite), and the uint8 padded rows under ort-cpu-unfused (the zero point
+// added after rounding) where ORT's fused kernel puts it before.
 TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;
   std::uint64_t seed = 400;
   for (DType t : {kU8, kS8}) {
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < 7; ++v) {
       QAvgPoolSpec s;
       s.t = t;
       if (t == kS8) {
         s.x_zp = -4;
         s.y_zp = 2;
       }
-      s.same_upper = v == 1 || v == 2;
-      if (s.same_upper && t == kU8) continue;  // refused by the reader (onnx_reader_test)
-      s.k = v == 2 ? 2 : 3;
-      s.stride = v == 2 ? 1 : 2;
+      s.same_upper = v == 1 || v == 2 || v >= 4;
+      s.count_include_pad = v == 4 || v == 5;
+      s.k = v == 2 || v == 5 ? 2 : 3;
+      s.stride = v == 2 || v == 5 ? 1 : 2;
       if (v == 3) {  // ties
         s.k = 2;
         s.stride = 2;
         s.x_scale = s.y_scale = 0.5f;
         s.y_zp = s.x_zp;
       }
+      if (v == 6) s.y_scale = 0.003f;  // saturation at both ends
       s.seed = seed++;
-      OrtCase c{std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8") + (v == 3 ? " ties" : ""),
-                qlinear_average_pool_model(s)};
+      std::string row = std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8");
+      if (s.same_upper) row += s.count_include_pad ? " SAME_UPPER count_include_pad" : " SAME_UPPER";
+      if (v == 3) row += " ties";
+      if (v == 6) row += " saturating";
+      OrtCase c{row, qlinear_average_pool_model(s)};
       c.ties = v == 3;
       cases.push_back(std::move(c));
     }

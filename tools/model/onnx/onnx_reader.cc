@@ -905,8 +905,8 @@ void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, con
 
 // com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X_i, X_i_scale, X_i_zero_point per
 // input) as CONCATENATION. 4-D inputs that all exist in NHWC are joined there (the ONNX axis mapped:
-// C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. int8 inputs must share the output's
-// quantization (qparity's int8 CONCATENATION does not rescale); uint8 inputs are rescaled.
+// C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. Inputs quantized unlike the output are
+// rescaled, int8 and uint8 alike (under the ORT profiles; TFLite's int8 arithmetic refuses them).
 void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::string& label) {
   if (node.input_size() < 5 || (node.input_size() - 2) % 3 != 0 || node.output_size() != 1) {
     fail(
@@ -965,7 +965,8 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
 }
 
 // com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view: VALID (no
-// padding) or SAME_UPPER windows, padding not counted (count_include_pad 0), ceil_mode 0.
+// padding) or SAME_UPPER windows, padding counted in the divisor or not (count_include_pad 1 or 0),
+// ceil_mode 0.
 void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label, OpKind op) {
   if (node.input_size() != 5 || node.output_size() != 1) {
     fail(
@@ -973,10 +974,18 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
                     "and 1",
                     label, node.input_size(), node.output_size()));
   }
-  for (const char* a : {"count_include_pad", "ceil_mode", "channels_last", "storage_order"}) {
+  for (const char* a : {"ceil_mode", "channels_last", "storage_order"}) {
     if (const onnx::AttributeProto* at = attribute(node, a)) {
       if (at->i() != 0) fail(fmt::format("{}: {} = {}; allowed: 0", label, a, at->i()));
     }
+  }
+  bool count_include_pad = false;
+  if (const onnx::AttributeProto* at = attribute(node, "count_include_pad")) {
+    if (at->i() != 0 && (at->i() != 1 || op != OpKind::kAveragePool2D)) {
+      fail(fmt::format("{}: count_include_pad = {}; allowed: {}", label, at->i(),
+                       op == OpKind::kAveragePool2D ? "0 or 1" : "0"));
+    }
+    count_include_pad = at->i() == 1;
   }
   if (attribute(node, "dilations") != nullptr) fail(fmt::format("{}: dilations are not supported", label));
   const onnx::AttributeProto* ks = attribute(node, "kernel_shape");
@@ -1012,14 +1021,6 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
   yq.scales = scales(node, 3, label, "y_scale", 0);
   yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
-  if (op == OpKind::kAveragePool2D && w.padding == Padding::kSame && x_type == DType::kUint8) {
-    // Measured: ONNX Runtime's uint8 kernel differs by 1 from the float formula on some windows
-    // that reach into the padding (docs/semantics.md §22.2); int8 and unpadded windows match.
-    fail(
-        fmt::format("{}: uint8 with auto_pad SAME_UPPER is not reproduced yet (ONNX Runtime's uint8 kernel "
-                    "differs on windows that reach into the padding); allowed: int8, or no padding",
-                    label));
-  }
   const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
   const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
   Node n;
@@ -1029,6 +1030,7 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   n.outputs = {y};
   auto o = std::make_shared<Pool2DOptions>();
   o->window = w;
+  o->count_include_pad = count_include_pad;
   n.options = o;
   add_node(std::move(n));
 }
