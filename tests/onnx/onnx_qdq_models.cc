@@ -225,12 +225,13 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s) {
   if (s.op != "GlobalAveragePool") {
     OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
     OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
+    if (s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", "SAME_UPPER");
   }
   const bool same = s.op == "MaxPool";
   q(b, "p", "y", s.t, same ? s.x_scale : s.y_scale, same ? s.x_zp : s.y_zp);
   BuiltOnnx out;
-  out.label = fmt::format("QDQ {} {} {} k{} s{} seed {}", s.op, qparity::cli::to_string(s.t),
-                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.seed);
+  out.label = fmt::format("QDQ {} {} {} k{} s{}{} seed {}", s.op, qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? " SAME_UPPER" : "", s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
   return out;

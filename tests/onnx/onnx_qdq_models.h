@@ -44,7 +44,8 @@ struct QdqPoolSpec {
   std::string op = "GlobalAveragePool";  ///< or "AveragePool", "MaxPool"
   qparity::cli::DType t = qparity::cli::DType::kInt8;
   std::vector<std::size_t> shape{1, 8, 9, 7};
-  std::int64_t k = 3, stride = 2;          ///< AveragePool / MaxPool, no padding
+  std::int64_t k = 3, stride = 2;          ///< AveragePool / MaxPool
+  bool same_upper = false;                 ///< AveragePool / MaxPool: auto_pad SAME_UPPER, else no padding
   float x_scale = 0.05f, y_scale = 0.03f;  ///< MaxPool: y_scale = x_scale
   std::int64_t x_zp = 3, y_zp = -4;
   std::uint64_t seed = 1;

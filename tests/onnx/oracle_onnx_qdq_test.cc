@@ -19,6 +19,7 @@
 #include "oracle_tally.h"
 #include "onnx_test_support.h"
 #include "ort_runner.h"
+#include "tool_error.h"
 
 namespace qparity_test {
 namespace {
@@ -91,6 +92,65 @@ void run_cases(const std::vector<QdqCase>& cases) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT on all " << contrast_elements[row]
                          << " elements, so this comparison could not fail";
   }
+}
+
+// AveragePool groups whose windows reach into SAME_UPPER padding (divisors 4 and 6), int8 and uint8:
+// ORT fuses them into QLinearAveragePool at level all (zero point added before the rounding), which
+// ort-cpu reproduces; at level disabled its float AveragePool kernel differs from the float formula
+// on such windows (not identified), so ort-cpu-unfused refuses the node, naming it. The contrast, a
+// float32 style with the zero point after the rounding (fbgemm), must get elements wrong.
+TEST(OnnxQdqOracle, PaddedAveragePoolFusedAtLevelAll) {
+  std::vector<QdqCase> cases;
+  std::uint64_t seed = 850;
+  for (DType t : {kS8, kU8}) {
+    for (std::int64_t k : {2, 3}) {
+      QdqPoolSpec s;
+      s.op = "AveragePool";
+      s.t = t;
+      s.shape = {1, 16, 11, 9};
+      s.same_upper = true;
+      s.k = k;
+      s.stride = k - 1;
+      if (t == kU8) {
+        s.x_zp = 128;
+        s.y_zp = 120;
+      }
+      s.seed = seed++;
+      cases.push_back({std::string("QDQ AveragePool SAME_UPPER ") + (t == kU8 ? "u8" : "s8"), qdq_pool_model(s)});
+    }
+  }
+  std::vector<OrtJob> jobs;
+  for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::string setup_error;
+  const std::vector<OrtResult> results = run_ort(jobs, "all", &setup_error);
+  ASSERT_TRUE(setup_error.empty()) << setup_error;
+  std::size_t contrast_wrong = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const QdqCase& c = cases[i];
+    ASSERT_TRUE(results[i].ok) << c.model.label << ": " << results[i].error;
+    const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+    for (const char* profile : {"ort-cpu", "fbgemm"}) {
+      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
+      std::string first;
+      const std::size_t bad = mismatches(results[i].outputs[0], ours[0], &first);
+      const bool contrast = std::string(profile) != "ort-cpu";
+      if (!contrast) {
+        EXPECT_EQ(bad, 0u) << c.model.label << ": " << first;
+      }
+      contrast_wrong += contrast ? bad : 0;
+      tally(c.op, "ORT opt all", contrast ? std::string(profile) + " (contrast)" : profile, ours[0].elements(), bad);
+    }
+    try {
+      run_qparity(g, c.model.inputs, "ort-cpu-unfused");
+      ADD_FAILURE() << c.model.label << ": ort-cpu-unfused ran a padded AveragePool";
+    } catch (const qparity::cli::ToolError& e) {
+      EXPECT_NE(std::string(e.what()).find("(AVERAGE_POOL_2D 'p_node'): an unfused QDQ AveragePool whose windows "
+                                           "reach into the padding is not reproduced"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_GT(contrast_wrong, 0u) << "the contrast agrees with ORT everywhere: the comparison could not fail";
 }
 
 TEST(OnnxQdqOracle, ConvBitExact) {

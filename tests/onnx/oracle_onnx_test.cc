@@ -35,6 +35,7 @@ struct OrtCase {
   bool u8s8 = false;  ///< u8 activations x s8 weights through a GEMM (pair saturation on non-VNNI CPUs)
   bool ties = false;  ///< built to separate roundings: `contrast` must get elements wrong
   std::string contrast = "tflite-reference";
+  std::vector<std::uint8_t> contrast_model = {};  ///< when set, the contrast is this model (same inputs) under ort-cpu
 };
 
 
@@ -237,7 +238,10 @@ void run_cases(const std::vector<OrtCase>& cases) {
       if (c.ties) contrasts.push_back(c.contrast);
       if (c.u8s8) contrasts.push_back(vnni ? "ort-cpu-avx2" : "ort-cpu-vnni");
       for (const std::string& other : contrasts) {
-        const std::vector<Tensor> theirs = run_qparity(g, c.model.inputs, other);
+        const bool other_model = !c.contrast_model.empty() && other == c.contrast;
+        const std::vector<Tensor> theirs =
+            other_model ? run_qparity(qparity::model::read_onnx(c.contrast_model, c.contrast), c.model.inputs, "ort-cpu")
+                        : run_qparity(g, c.model.inputs, other);
         std::size_t wrong = 0;
         for (std::size_t k = 0; k < theirs.size(); ++k) {
           std::string first;
@@ -476,8 +480,8 @@ TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
 // added in float before round half to even. VALID and SAME_UPPER windows (partial windows at the
 // edges), int8 and uint8; 2x2 windows with si = so = 0.5 for exact halves (ties), where TFLite's
 // AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ; y_scale 0.003 for saturation.
-// Contrasts: the ties rows (TFLite), and the uint8 padded rows under ort-cpu-unfused (the zero point
-// added after rounding) where ORT's fused kernel puts it before.
+// Contrasts: the ties rows (TFLite's AVERAGE_POOL_2D), and the count_include_pad rows (the same model
+// and data with count_include_pad 0, whose edge windows divide by fewer taps).
 TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;
   std::uint64_t seed = 400;
@@ -507,6 +511,12 @@ TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
       if (v == 6) row += " saturating";
       OrtCase c{row, qlinear_average_pool_model(s)};
       c.ties = v == 3;
+      if (s.count_include_pad) {
+        c.ties = true;
+        c.contrast = "count_include_pad 0";
+        s.count_include_pad = false;
+        c.contrast_model = qlinear_average_pool_model(s).bytes;  // same seed: same input
+      }
       cases.push_back(std::move(c));
     }
   }
