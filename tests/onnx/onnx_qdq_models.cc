@@ -1,6 +1,7 @@
 #include "onnx_qdq_models.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -234,6 +235,25 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s) {
                           qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? " SAME_UPPER" : "", s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
+  return out;
+}
+
+BuiltOnnx qdq_transpose_model(DType t, const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& perm,
+                              std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  OnnxBuilder b;
+  const std::int64_t zp = t == DType::kUint8 ? 131 : -7;
+  b.input("x", t, shape);
+  b.output("y", t);
+  const std::string xf = dq(b, "x", t, {0.037f}, {zp});
+  onnx::NodeProto& n = b.node("Transpose", {xf}, {"p"});
+  if (!perm.empty()) OnnxBuilder::ints(n, "perm", perm);
+  q(b, "p", "y", t, 0.037f, zp);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ Transpose {} {} perm [{}] seed {}", qparity::cli::to_string(t),
+                          qparity::cli::shape_text(shape), fmt::join(perm, ", "), seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, t, shape, qparity::cli::dtype_min(t), qparity::cli::dtype_max(t)));
   return out;
 }
 

@@ -58,6 +58,11 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s);
 /// uint8, the output's for int8), Concat along C, QuantizeLinear.
 BuiltOnnx qdq_concat_model(qparity::cli::DType t, std::uint64_t seed);
 
+/// x (`shape`, full range) -> DequantizeLinear -> Transpose(perm; empty: no attribute, the default
+/// reversal) -> QuantizeLinear with the same scale and zero point -> y.
+BuiltOnnx qdq_transpose_model(qparity::cli::DType t, const std::vector<std::size_t>& shape,
+                              const std::vector<std::int64_t>& perm, std::uint64_t seed);
+
 /// A ResNet-shaped QDQ model with seeded per-channel weights: x [1, 16, 12, 12] -> 3x3 conv + Relu
 /// -> 3x3 conv -> Add with x (the skip connection) + Relu -> MaxPool 2x2 -> GlobalAveragePool ->
 /// Flatten -> MatMul (16 -> 10) -> y [1, 10], every operator between DequantizeLinear and

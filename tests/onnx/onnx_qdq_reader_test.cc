@@ -99,6 +99,44 @@ OnnxBuilder qdq_builder() {
   return b;
 }
 
+TEST(OnnxQdqReader, TransposeGroupIsDataMovementWithOneQuantization) {
+  {
+    OnnxBuilder b = qdq_builder();
+    onnx::NodeProto& t = b.node("Transpose", {"xf"}, {"t"});
+    OnnxBuilder::ints(t, "perm", {0, 2, 3, 1});
+    b.node("QuantizeLinear", {"t", "s", "z"}, {"y"});
+    const Graph g = read_onnx(b.bytes(), "t.onnx");
+    const qparity::model::Node& n = only(g, OpKind::kTranspose);
+    EXPECT_TRUE(n.onnx_qdq);
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 3, 3, 2}));
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // requantizing: refused
+    b.node("Transpose", {"xf"}, {"t"});
+    b.scales("s2", {0.25f});
+    b.node("QuantizeLinear", {"t", "s2", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Transpose 't_node'): input and output quantized differently; "
+                                       "allowed: the same scale and zero point"),
+              std::string::npos)
+        << read_error(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // not a permutation
+    onnx::NodeProto& t = b.node("Transpose", {"xf"}, {"t"});
+    OnnxBuilder::ints(t, "perm", {0, 2, 2, 1});
+    b.node("QuantizeLinear", {"t", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("perm [0, 2, 2, 1] for an input of rank 4; allowed: a permutation of 0 to 3"),
+              std::string::npos)
+        << read_error(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // Resize is not read: the error names the node
+    b.node("Resize", {"xf"}, {"r"});
+    b.node("QuantizeLinear", {"r", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Resize 'r_node')"), std::string::npos) << read_error(b.bytes());
+  }
+}
+
 TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
   {
     OnnxBuilder b = qdq_builder();  // a float operator whose input no DequantizeLinear made

@@ -153,6 +153,50 @@ TEST(OnnxQdqOracle, PaddedAveragePoolFusedAtLevelAll) {
   EXPECT_GT(contrast_wrong, 0u) << "the contrast agrees with ORT everywhere: the comparison could not fail";
 }
 
+// Transpose groups (one quantization on both sides; ORT drops the Q/DQ pair at level all and
+// dequantizes, copies and quantizes at level disabled): TRANSPOSE, the bytes moved. 4-D with an
+// explicit perm and 3-D with the default reversal, int8 and uint8, full range. Contrast: the same
+// data under the model with another perm must get elements wrong.
+TEST(OnnxQdqOracle, TransposeBitExact) {
+  struct Case {
+    BuiltOnnx model, contrast;
+  };
+  std::vector<Case> cases;
+  std::uint64_t seed = 870;
+  for (DType t : {kS8, kU8}) {
+    // The contrast perms give the same output shape, so the bytes, not the shape, must differ.
+    cases.push_back({qdq_transpose_model(t, {2, 4, 4, 4}, {0, 2, 3, 1}, seed),
+                     qdq_transpose_model(t, {2, 4, 4, 4}, {0, 3, 2, 1}, seed)});
+    ++seed;
+    cases.push_back({qdq_transpose_model(t, {5, 6, 5}, {}, seed), qdq_transpose_model(t, {5, 6, 5}, {0, 1, 2}, seed)});
+    ++seed;
+  }
+  std::vector<OrtJob> jobs;
+  for (const Case& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  for (const char* opt : {"all", "disabled"}) {
+    const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
+    std::string setup_error;
+    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
+    ASSERT_TRUE(setup_error.empty()) << setup_error;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      ASSERT_TRUE(results[i].ok) << c.model.label << ": " << results[i].error;
+      const std::string row = std::string("QDQ Transpose ") + (c.model.inputs[0].dtype == kU8 ? "u8" : "s8");
+      std::string first;
+      const std::vector<Tensor> ours = run_qparity(qparity::model::read_onnx(c.model.bytes, c.model.label),
+                                                   c.model.inputs, profile);
+      const std::size_t bad = mismatches(results[i].outputs[0], ours[0], &first);
+      EXPECT_EQ(bad, 0u) << c.model.label << " (ORT opt " << opt << "): " << first;
+      tally(row, std::string("ORT opt ") + opt, profile, ours[0].elements(), bad);
+      const std::vector<Tensor> other = run_qparity(qparity::model::read_onnx(c.contrast.bytes, c.contrast.label),
+                                                    c.model.inputs, profile);
+      const std::size_t wrong = mismatches(results[i].outputs[0], other[0], &first);
+      EXPECT_GT(wrong, 0u) << c.contrast.label << ": another perm gave ORT's bytes, so the comparison could not fail";
+      tally(row, std::string("ORT opt ") + opt, "another perm (contrast)", ours[0].elements(), wrong);
+    }
+  }
+}
+
 TEST(OnnxQdqOracle, ConvBitExact) {
   std::vector<QdqCase> cases;
   std::uint64_t seed = 500;

@@ -123,6 +123,7 @@ class Importer {
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
+  void read_transpose(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label,
                                  OpKind op = OpKind::kAveragePool2D);
@@ -1113,6 +1114,52 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   add_node(std::move(n));
 }
 
+// Transpose of a quantized activation (from a QDQ group with one quantization on both sides):
+// TRANSPOSE in ONNX's layout, perm as given (default: the dimensions reversed). ONNX Runtime drops
+// such a Q/DQ pair at level all and at level disabled dequantizes, copies and quantizes, which
+// gives the same bytes: round_half_even(float(s * (x - zp)) / s) + zp = x for every 8-bit x.
+void Importer::read_transpose(const onnx::NodeProto& node, const std::string& label) {
+  const auto it = values_.find(node.input(0));
+  if (it == values_.end()) {
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label, node.input(0)));
+  }
+  const TensorDef src = g_.tensors[static_cast<std::size_t>(it->second.onnx >= 0 ? it->second.onnx : it->second.nhwc)];
+  const int x = activation(node.input(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  const std::size_t rank = g_.tensors[static_cast<std::size_t>(x)].shape.size();
+  std::vector<std::int64_t> perm;
+  for (std::size_t i = rank; i > 0; --i) perm.push_back(static_cast<std::int64_t>(i - 1));
+  if (const onnx::AttributeProto* a = attribute(node, "perm")) {
+    perm.assign(a->ints().begin(), a->ints().end());
+    std::vector<bool> seen(rank, false);
+    bool ok = perm.size() == rank;
+    for (std::size_t i = 0; ok && i < perm.size(); ++i) {
+      ok = perm[i] >= 0 && static_cast<std::size_t>(perm[i]) < rank && !seen[static_cast<std::size_t>(perm[i])];
+      if (ok) seen[static_cast<std::size_t>(perm[i])] = true;
+    }
+    if (!ok) {
+      fail(fmt::format("{}: perm [{}] for an input of rank {}; allowed: a permutation of 0 to {}", label,
+                       fmt::join(perm, ", "), rank, static_cast<long long>(rank) - 1));
+    }
+  }
+  TensorDef p;
+  p.name = node.output(0) + ":perm";
+  p.dtype = DType::kInt32;
+  p.shape = {perm.size()};
+  Tensor data = cli::make_tensor(DType::kInt32, p.shape);
+  for (std::size_t i = 0; i < perm.size(); ++i) data.set_integer(i, perm[i]);
+  p.data = std::move(data);
+  g_.tensors.push_back(std::move(p));
+  const int perm_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kTranspose;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, perm_t};
+  n.outputs = {y};
+  add_node(std::move(n));
+}
+
 std::string Importer::zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value) {
   if (i < node.input_size() && !node.input(i).empty()) return node.input(i);
   // ONNX's default zero point: 0 of the quantized type (uint8 for a QuantizeLinear without one).
@@ -1441,6 +1488,13 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       add(x);
     }
     read_qlinear_concat(f, label);
+  } else if (op == "Transpose") {  // data movement, one quantization on both sides
+    if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "data");
+    require_same_quantization(x);
+    f.add_input(x.value);
+    read_transpose(f, label);
   } else {  // Reshape, Flatten: data movement, one quantization on both sides
     const Dequantized& x = dequantized(node, 0, label);
     activation_only(x, "data");
@@ -1493,7 +1547,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain.empty() && node.op_type() == "DequantizeLinear") return read_dequantize_linear(node, label);
   static const std::set<std::string> kQdqOps = {
       "Conv",        "MatMul",  "Gemm",   "Add",     "Mul",    "GlobalAveragePool",
-      "AveragePool", "MaxPool", "Concat", "Reshape", "Flatten"};
+      "AveragePool", "MaxPool", "Concat", "Reshape", "Flatten", "Transpose"};
   if (domain.empty() && kQdqOps.count(node.op_type()) != 0 && node.input_size() > 0 &&
       dequantized_.count(node.input(0)) != 0) {
     return read_qdq_group(node, label);
@@ -1501,7 +1555,8 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
     fail(fmt::format(
         "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
-        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape or Flatten (Conv, MatMul, Gemm, Add, Mul: "
+        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten or Transpose (Conv, MatMul, Gemm, Add, "
+        "Mul: "
         "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
         label));
   }
@@ -1542,7 +1597,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
       "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool, Flatten / Reshape of "
       "their outputs, Constant, and QDQ groups "
       "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
-      "Reshape or Flatten -> QuantizeLinear)",
+      "Reshape, Flatten or Transpose -> QuantizeLinear)",
       label));
 }
 
