@@ -48,6 +48,15 @@ std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vecto
   return runner.outputs();
 }
 
+std::string run_error(const qparity::model::Graph& g, const std::vector<Tensor>& inputs, const std::string& profile) {
+  try {
+    run_qparity(g, inputs, profile);
+  } catch (const qparity::cli::ToolError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
   if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
     *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +

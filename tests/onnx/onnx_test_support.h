@@ -32,6 +32,11 @@ std::vector<qparity::cli::Tensor> run_qparity(const qparity::model::Graph& g,
                                               const std::vector<qparity::cli::Tensor>& inputs,
                                               const std::string& profile);
 
+/// The message of the ToolError that running `g` under `profile` throws (a node the profile's
+/// arithmetic refuses when preparing), or "(no error)".
+std::string run_error(const qparity::model::Graph& g, const std::vector<qparity::cli::Tensor>& inputs,
+                      const std::string& profile);
+
 /// How many elements of `ours` differ from `ort` (all of them when dtype or shape differ); the first
 /// difference is described in *first.
 std::size_t mismatches(const qparity::cli::Tensor& ort, const qparity::cli::Tensor& ours, std::string* first);

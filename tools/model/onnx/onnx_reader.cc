@@ -124,6 +124,8 @@ class Importer {
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
   void read_transpose(const onnx::NodeProto& node, const std::string& label);
+  // A 1-D int32 constant tensor `name` holding `values` (a shape, a perm); returns its index.
+  int int32_constant(const std::string& name, const std::vector<std::int64_t>& values);
   void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label,
                                  OpKind op = OpKind::kAveragePool2D);
@@ -1091,19 +1093,11 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
       want.push_back(d);
     }
   }
-  TensorDef sd;
-  sd.name = node.output(0) + ":shape";
-  sd.dtype = DType::kInt32;
-  sd.shape = {want.size()};
-  Tensor data = cli::make_tensor(DType::kInt32, sd.shape);
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (want[i] < -1 || want[i] > INT32_MAX)
       fail(fmt::format("{}: new dimension {} = {} is out of range", label, i, want[i]));
-    data.set_integer(i, want[i]);
   }
-  sd.data = std::move(data);
-  g_.tensors.push_back(std::move(sd));
-  const int shape_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int shape_t = int32_constant(node.output(0) + ":shape", want);
   const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
   Node n;
   n.op = OpKind::kReshape;
@@ -1142,15 +1136,7 @@ void Importer::read_transpose(const onnx::NodeProto& node, const std::string& la
                        fmt::join(perm, ", "), rank, static_cast<long long>(rank) - 1));
     }
   }
-  TensorDef p;
-  p.name = node.output(0) + ":perm";
-  p.dtype = DType::kInt32;
-  p.shape = {perm.size()};
-  Tensor data = cli::make_tensor(DType::kInt32, p.shape);
-  for (std::size_t i = 0; i < perm.size(); ++i) data.set_integer(i, perm[i]);
-  p.data = std::move(data);
-  g_.tensors.push_back(std::move(p));
-  const int perm_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int perm_t = int32_constant(node.output(0) + ":perm", perm);
   const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
   Node n;
   n.op = OpKind::kTranspose;
@@ -1158,6 +1144,18 @@ void Importer::read_transpose(const onnx::NodeProto& node, const std::string& la
   n.inputs = {x, perm_t};
   n.outputs = {y};
   add_node(std::move(n));
+}
+
+int Importer::int32_constant(const std::string& name, const std::vector<std::int64_t>& values) {
+  TensorDef d;
+  d.name = name;
+  d.dtype = DType::kInt32;
+  d.shape = {values.size()};
+  Tensor data = cli::make_tensor(DType::kInt32, d.shape);
+  for (std::size_t i = 0; i < values.size(); ++i) data.set_integer(i, values[i]);
+  d.data = std::move(data);
+  g_.tensors.push_back(std::move(d));
+  return static_cast<int>(g_.tensors.size()) - 1;
 }
 
 std::string Importer::zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value) {
