@@ -239,7 +239,7 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s) {
 }
 
 BuiltOnnx qdq_transpose_model(DType t, const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& perm,
-                              std::uint64_t seed) {
+                              std::uint64_t seed, float y_scale, std::int64_t y_zp_shift) {
   std::mt19937 rng(static_cast<std::uint32_t>(seed));
   OnnxBuilder b;
   const std::int64_t zp = t == DType::kUint8 ? 131 : -7;
@@ -248,10 +248,10 @@ BuiltOnnx qdq_transpose_model(DType t, const std::vector<std::size_t>& shape, co
   const std::string xf = dq(b, "x", t, {0.037f}, {zp});
   onnx::NodeProto& n = b.node("Transpose", {xf}, {"p"});
   if (!perm.empty()) OnnxBuilder::ints(n, "perm", perm);
-  q(b, "p", "y", t, 0.037f, zp);
+  q(b, "p", "y", t, y_scale, zp + y_zp_shift);
   BuiltOnnx out;
-  out.label = fmt::format("QDQ Transpose {} {} perm [{}] seed {}", qparity::cli::to_string(t),
-                          qparity::cli::shape_text(shape), fmt::join(perm, ", "), seed);
+  out.label = fmt::format("QDQ Transpose {} {} perm [{}] y {}/{} seed {}", qparity::cli::to_string(t),
+                          qparity::cli::shape_text(shape), fmt::join(perm, ", "), y_scale, zp + y_zp_shift, seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, t, shape, qparity::cli::dtype_min(t), qparity::cli::dtype_max(t)));
   return out;

@@ -59,9 +59,11 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s);
 BuiltOnnx qdq_concat_model(qparity::cli::DType t, std::uint64_t seed);
 
 /// x (`shape`, full range) -> DequantizeLinear -> Transpose(perm; empty: no attribute, the default
-/// reversal) -> QuantizeLinear with the same scale and zero point -> y.
+/// reversal) -> QuantizeLinear -> y; the same scale and zero point unless y_scale / y_zp_shift say
+/// otherwise (x: scale 0.037, zero point 131 for uint8, -7 for int8).
 BuiltOnnx qdq_transpose_model(qparity::cli::DType t, const std::vector<std::size_t>& shape,
-                              const std::vector<std::int64_t>& perm, std::uint64_t seed);
+                              const std::vector<std::int64_t>& perm, std::uint64_t seed, float y_scale = 0.037f,
+                              std::int64_t y_zp_shift = 0);
 
 /// A ResNet-shaped QDQ model with seeded per-channel weights: x [1, 16, 12, 12] -> 3x3 conv + Relu
 /// -> 3x3 conv -> Add with x (the skip connection) + Relu -> MaxPool 2x2 -> GlobalAveragePool ->

@@ -99,7 +99,7 @@ OnnxBuilder qdq_builder() {
   return b;
 }
 
-TEST(OnnxQdqReader, TransposeGroupIsDataMovementWithOneQuantization) {
+TEST(OnnxQdqReader, TransposeGroupMovesDataAndRequantizesLikeOrt) {
   {
     OnnxBuilder b = qdq_builder();
     onnx::NodeProto& t = b.node("Transpose", {"xf"}, {"t"});
@@ -111,14 +111,16 @@ TEST(OnnxQdqReader, TransposeGroupIsDataMovementWithOneQuantization) {
     EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 3, 3, 2}));
   }
   {
-    OnnxBuilder b = qdq_builder();  // requantizing: refused
+    OnnxBuilder b = qdq_builder();  // requantizing: TRANSPOSE, then a one-input CONCATENATION that rescales
     b.node("Transpose", {"xf"}, {"t"});
     b.scales("s2", {0.25f});
     b.node("QuantizeLinear", {"t", "s2", "z"}, {"y"});
-    EXPECT_NE(read_error(b.bytes()).find("node 1 (Transpose 't_node'): input and output quantized differently; "
-                                       "allowed: the same scale and zero point"),
-              std::string::npos)
-        << read_error(b.bytes());
+    const Graph g = read_onnx(b.bytes(), "t.onnx");
+    const qparity::model::Node& c = only(g, OpKind::kConcatenation);
+    ASSERT_EQ(c.inputs.size(), 1u);
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(c.inputs[0])].quant.scales, (std::vector<float>{0.5f}));
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(c.outputs[0])].quant.scales, (std::vector<float>{0.25f}));
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{3, 3, 2, 1}));
   }
   {
     OnnxBuilder b = qdq_builder();  // not a permutation

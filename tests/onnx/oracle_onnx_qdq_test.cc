@@ -148,13 +148,16 @@ TEST(OnnxQdqOracle, PaddedAveragePoolFusedAtLevelAll) {
   EXPECT_GT(contrast_wrong, 0u) << "the contrast agrees with ORT everywhere: the comparison could not fail";
 }
 
-// Transpose groups (one quantization on both sides; ORT drops the Q/DQ pair at level all and
-// dequantizes, copies and quantizes at level disabled): TRANSPOSE, the bytes moved. 4-D with an
-// explicit perm and 3-D with the default reversal, int8 and uint8, full range. Contrast: the same
-// data under the model with another perm must get elements wrong.
+// Transpose groups. One quantization on both sides (ORT drops the Q/DQ pair at level all and
+// dequantizes, copies and quantizes at level disabled): TRANSPOSE, the bytes moved; 4-D with an
+// explicit perm and 3-D with the default reversal. Requantizing (ORT keeps the pair at both levels):
+// TRANSPOSE then a one-input CONCATENATION with ORT's dequantize / divide / round-half-even formula.
+// int8 and uint8, full range. Contrasts: the model with another perm of the same output shape must
+// get elements wrong, and on the requantizing rows an NPU arithmetic (one Q15 rounding) too.
 TEST(OnnxQdqOracle, TransposeBitExact) {
   struct Case {
     BuiltOnnx model, contrast;
+    bool requantizes = false;
   };
   std::vector<Case> cases;
   std::uint64_t seed = 870;
@@ -165,9 +168,16 @@ TEST(OnnxQdqOracle, TransposeBitExact) {
     ++seed;
     cases.push_back({qdq_transpose_model(t, {5, 6, 5}, {}, seed), qdq_transpose_model(t, {5, 6, 5}, {0, 1, 2}, seed)});
     ++seed;
+    // Requantizing: coarser scales and shifted zero points (rounding, saturation at both ends).
+    for (const auto& [ys, shift] : {std::pair<float, std::int64_t>{0.061f, 9}, {0.074f, -3}}) {
+      cases.push_back({qdq_transpose_model(t, {2, 4, 4, 4}, {0, 2, 3, 1}, seed, ys, shift),
+                       qdq_transpose_model(t, {2, 4, 4, 4}, {0, 3, 2, 1}, seed, ys, shift), true});
+      ++seed;
+    }
   }
   std::vector<OrtJob> jobs;
   for (const Case& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::size_t npu_wrong_total = 0;
   for (const char* opt : {"all", "disabled"}) {
     const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
     std::string setup_error;
@@ -188,8 +198,17 @@ TEST(OnnxQdqOracle, TransposeBitExact) {
       const std::size_t wrong = mismatches(results[i].outputs[0], other[0], &first);
       EXPECT_GT(wrong, 0u) << c.contrast.label << ": another perm gave ORT's bytes, so the comparison could not fail";
       tally(row, std::string("ORT opt ") + opt, "another perm (contrast)", ours[0].elements(), wrong);
+      if (c.requantizes) {
+        const std::vector<Tensor> npu = run_qparity(qparity::model::read_onnx(c.model.bytes, c.model.label),
+                                                    c.model.inputs, "npu-haz-q15-int32");
+        const std::size_t npu_wrong = mismatches(results[i].outputs[0], npu[0], &first);
+        npu_wrong_total += npu_wrong;
+        tally(row + " requantizing", std::string("ORT opt ") + opt, "npu-haz-q15-int32 (contrast)",
+              ours[0].elements(), npu_wrong);
+      }
     }
   }
+  EXPECT_GT(npu_wrong_total, 0u) << "the NPU requantization agrees with ORT on every requantizing row";
 }
 
 TEST(OnnxQdqOracle, ConvBitExact) {

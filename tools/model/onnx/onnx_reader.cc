@@ -1108,10 +1108,11 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   add_node(std::move(n));
 }
 
-// Transpose of a quantized activation (from a QDQ group with one quantization on both sides):
-// TRANSPOSE in ONNX's layout, perm as given (default: the dimensions reversed). ONNX Runtime drops
-// such a Q/DQ pair at level all and at level disabled dequantizes, copies and quantizes, which
-// gives the same bytes: round_half_even(float(s * (x - zp)) / s) + zp = x for every 8-bit x.
+// Transpose of a quantized activation (from a QDQ group): TRANSPOSE in ONNX's layout, perm as given
+// (default: the dimensions reversed), the output quantized like the input. With one quantization
+// on both sides ONNX Runtime drops the Q/DQ pair at level all and at level disabled dequantizes,
+// copies and quantizes, which gives the same bytes: round_half_even(float(s * (x - zp)) / s) + zp =
+// x for every 8-bit x. (A requantizing group adds a CONCATENATION after this, read_qdq_group.)
 void Importer::read_transpose(const onnx::NodeProto& node, const std::string& label) {
   const auto it = values_.find(node.input(0));
   if (it == values_.end()) {
@@ -1305,15 +1306,16 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     }
   };
   // Data movement (MaxPool, Reshape, Flatten): the output quantized like the input (checked values).
-  auto require_same_quantization = [&](const Dequantized& x) {
+  auto same_quantization = [&](const Dequantized& x) {
     onnx::NodeProto pair;
     for (const std::string* name : {&x.scale, &x.zero_point, &y_scale, &y_zp}) pair.add_input(*name);
     DType xt{}, yt{};
-    const bool same =
-        scales(pair, 0, label, "x_scale", 0) == scales(pair, 2, label, "y_scale", 0) &&
-        zero_points(pair, 1, label, "x_zero_point", 0, &xt) == zero_points(pair, 3, label, "y_zero_point", 0, &yt) &&
-        xt == yt;
-    if (!same) {
+    return scales(pair, 0, label, "x_scale", 0) == scales(pair, 2, label, "y_scale", 0) &&
+           zero_points(pair, 1, label, "x_zero_point", 0, &xt) == zero_points(pair, 3, label, "y_zero_point", 0, &yt) &&
+           xt == yt;
+  };
+  auto require_same_quantization = [&](const Dequantized& x) {
+    if (!same_quantization(x)) {
       fail(fmt::format("{}: input and output quantized differently; allowed: the same scale and zero point", label));
     }
   };
@@ -1486,13 +1488,30 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       add(x);
     }
     read_qlinear_concat(f, label);
-  } else if (op == "Transpose") {  // data movement, one quantization on both sides
+  } else if (op == "Transpose") {
     if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
     const Dequantized& x = dequantized(node, 0, label);
     activation_only(x, "data");
-    require_same_quantization(x);
     f.add_input(x.value);
-    read_transpose(f, label);
+    if (same_quantization(x)) {  // data movement
+      read_transpose(f, label);
+    } else {
+      // Requantizing: ORT keeps the pair (dequantize, float transpose, MlasQuantizeLinear), the
+      // formula of a QLinearConcat input quantized unlike its output; so TRANSPOSE in the input's
+      // quantization, then a one-input CONCATENATION into the output's.
+      const std::string moved = q->output(0) + ":transposed";
+      f.set_output(0, moved);
+      read_transpose(f, label);
+      onnx::NodeProto c;
+      c.set_name(f.name());
+      c.add_output(q->output(0));
+      for (const std::string* name : {&y_scale, &y_zp, &moved, &x.scale, &x.zero_point}) c.add_input(*name);
+      onnx::AttributeProto* axis = c.add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto_AttributeType_INT);
+      axis->set_i(0);
+      read_qlinear_concat(c, label);
+    }
   } else {  // Reshape, Flatten: data movement, one quantization on both sides
     const Dequantized& x = dequantized(node, 0, label);
     activation_only(x, "data");
