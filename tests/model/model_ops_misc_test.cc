@@ -316,6 +316,25 @@ TEST(ModelOpsMisc, ConcatenationUint8RequantizationPerSystem) {
   EXPECT_NE(joined(describe(g, "tflite-xnnpack-x86")).find("float(float(x) * S) + B"), std::string::npos);
 }
 
+TEST(ModelOpsMisc, ConcatenationInt8RequantizationUnderFloatStyles) {
+  // Input 0: s_in / s_out = 1/2, zero point 1 -> 0: x = -128, -2, 0, 2, 4, 127 give (x - 1) / 2 =
+  // -64.5, -1.5, -0.5, 0.5, 1.5, 63 (ties to even: -64, -2, 0, 0, 2, 63). Input 1: the output's scale,
+  // zero point -100 -> 0: x + 100 saturates at 127 (x = 100) and stays -28 at x = -128.
+  const Graph g = concat_graph(DType::kInt8, {{{1, 6}, 0.25f, 1}, {{1, 2}, 0.5f, -100}}, 1, 0.5f, 0);
+  Tensor a = qparity::cli::make_tensor(DType::kInt8, {1, 6});
+  const std::int64_t xs[] = {-128, -2, 0, 2, 4, 127};
+  for (std::size_t i = 0; i < 6; ++i) a.set_integer(i, xs[i]);
+  Tensor b = qparity::cli::make_tensor(DType::kInt8, {1, 2});
+  b.set_integer(0, 100);
+  b.set_integer(1, -128);
+  const std::int64_t want[] = {-64, -2, 0, 0, 2, 63, 127, -28};
+  for (const Engine e : {Engine::kFast, Engine::kReference}) {
+    const Tensor y = run(g, "onnxruntime", {a, b}, e)[0];
+    for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(y.integer_at(i), want[i]) << i;
+  }
+  EXPECT_NE(joined(describe(g, "onnxruntime")).find("-128, 127"), std::string::npos);
+}
+
 TEST(ModelOpsMisc, ConcatenationFusedMultiplyAddDiffers) {
   // The arm64 (clang, fused multiply-add) form and the x86 / wasm form part where the product's own
   // rounding crosses a half: S = 1.012f, B = float(-2) * S, x = 127: float(127 * S) + B = 126.5
@@ -342,10 +361,14 @@ TEST(ModelOpsMisc, RejectsWhatTfliteRejects) {
   expect_error([&] { describe(tiny, "tflite-reference"); }, "QuantizeMultiplierGreaterThanOne");
   EXPECT_NO_THROW(describe(tiny, "tflite-xnnpack-wasm"));
 
-  expect_error([] { concat_graph(DType::kInt8, {{{1, 2}, 0.1f, 0}, {{1, 2}, 0.2f, 0}}, 1, 0.1f, 0); },
-               "does not rescale");
-  expect_error([] { concat_graph(DType::kInt8, {{{1, 2}, 0.1f, 1}, {{1, 2}, 0.1f, 0}}, 1, 0.1f, 0); },
-               "does not rescale");
+  // int8 inputs quantized unlike the output: TFLite and XNNPACK reject them (prepare, naming the
+  // node); a float32 style requantizes them (ONNX Runtime's QLinearConcat, below).
+  for (const Graph& g : {concat_graph(DType::kInt8, {{{1, 2}, 0.1f, 0}, {{1, 2}, 0.2f, 0}}, 1, 0.1f, 0),
+                         concat_graph(DType::kInt8, {{{1, 2}, 0.1f, 1}, {{1, 2}, 0.1f, 0}}, 1, 0.1f, 0)}) {
+    for (const char* profile : {"tflite-reference", "tflite-xnnpack-wasm", "tflite-builtin-wasm"}) {
+      expect_error([&] { describe(g, profile); }, "does not rescale");
+    }
+  }
   // A fused activation: TFLite's kernel rejects it, XNNPACK's delegate ignores it.
   const Graph relu =
       concat_graph(DType::kUint8, {{{1, 2}, 0.1f, 128}, {{1, 2}, 0.1f, 128}}, 1, 0.1f, 128, qparity::Activation::kRelu);

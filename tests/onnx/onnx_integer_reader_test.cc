@@ -10,6 +10,7 @@
 #include "model/system.h"
 #include "onnx_builder.h"
 #include "onnx_test_models.h"
+#include "onnx_test_support.h"
 #include "tool_error.h"
 
 namespace qparity_test {
@@ -22,14 +23,6 @@ using qparity::model::Graph;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
 
-std::string error_of(const OnnxBuilder& b) {
-  try {
-    read_onnx(b.bytes(), "m.onnx");
-  } catch (const ToolError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 Tensor run(const Graph& g, const Tensor& a, const char* profile) {
   qparity::model::Runner r(g, {qparity::model::find_profile(profile).pick(g, g.nodes[0])});
@@ -124,7 +117,7 @@ OnnxBuilder mmi_builder() {
 
 TEST(OnnxMatMulInteger, MalformedNodesNameTheNode) {
   const auto expect = [](const OnnxBuilder& b, const std::string& want) {
-    EXPECT_NE(error_of(b).find(want), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find(want), std::string::npos) << read_error(b);
   };
   {
     OnnxBuilder b = mmi_builder();
@@ -271,7 +264,7 @@ TEST(OnnxConvInteger, ResultsAreTheExactSumsInOnnxLayout) {
 
 TEST(OnnxConvInteger, MalformedNodesNameTheNode) {
   const auto expect = [](const OnnxBuilder& b, const std::string& want) {
-    EXPECT_NE(error_of(b).find(want), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find(want), std::string::npos) << read_error(b);
   };
   const auto builder = [] {
     OnnxBuilder b;

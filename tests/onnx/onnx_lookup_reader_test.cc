@@ -12,6 +12,7 @@
 #include "model/tflite/tflite_writer.h"
 #include "onnx_builder.h"
 #include "onnx_lookup_models.h"
+#include "onnx_test_support.h"
 #include "qparity/reference/ort_lookup_table.h"
 #include "tool_error.h"
 
@@ -24,15 +25,6 @@ using qparity::model::find_profile;
 using qparity::model::Graph;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
-
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  try {
-    read_onnx(bytes, "m.onnx");
-  } catch (const ToolError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(OnnxLookupReader, QLinearAndQdqFormsBecomeTheTableOps) {
   for (bool qdq : {false, true}) {
@@ -131,27 +123,27 @@ TEST(OnnxLookupReader, MalformedNodesNameTheNode) {
   {
     OnnxBuilder b = builder(DType::kInt8);
     b.node("QLinearSigmoid", {"x", "s", "z", "s"}, {"y"}, "com.microsoft");
-    EXPECT_NE(error_of(b.bytes()).find("node 0 (com.microsoft.QLinearSigmoid 'y_node'): 4 inputs; allowed: 5"),
+    EXPECT_NE(read_error(b.bytes()).find("node 0 (com.microsoft.QLinearSigmoid 'y_node'): 4 inputs; allowed: 5"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = builder(DType::kUint8);
     b.node("QLinearLeakyRelu", {"x", "s", "z", "s", "zu"}, {"y"}, "com.microsoft");
-    EXPECT_NE(error_of(b.bytes()).find("X is int8, Y uint8; allowed: one type"), std::string::npos)
-        << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("X is int8, Y uint8; allowed: one type"), std::string::npos)
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = builder(DType::kInt8);
     OnnxBuilder::int_attr(b.node("QLinearLeakyRelu", {"x", "s", "z", "s", "z"}, {"y"}, "com.microsoft"), "alpha", 1);
-    EXPECT_NE(error_of(b.bytes()).find("QLinearLeakyRelu 'y_node'): attribute alpha must be a finite float"),
+    EXPECT_NE(read_error(b.bytes()).find("QLinearLeakyRelu 'y_node'): attribute alpha must be a finite float"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = builder(DType::kInt8);
     OnnxBuilder::int_attr(b.node("QLinearSigmoid", {"x", "s", "z", "s", "z"}, {"y"}, "com.microsoft"), "alpha", 1);
-    EXPECT_NE(error_of(b.bytes()).find("attribute 'alpha'; allowed: none"), std::string::npos) << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("attribute 'alpha'; allowed: none"), std::string::npos) << read_error(b.bytes());
   }
   {
     OnnxBuilder b(13);  // QDQ: per-axis input quantization
@@ -164,10 +156,10 @@ TEST(OnnxLookupReader, MalformedNodesNameTheNode) {
     OnnxBuilder::int_attr(b.node("DequantizeLinear", {"x", "s2", "z2"}, {"xf"}), "axis", 0);
     b.node("Sigmoid", {"xf"}, {"yf"});
     b.node("QuantizeLinear", {"yf", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (Sigmoid 'yf_node'): the X's DequantizeLinear is per axis; allowed: "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Sigmoid 'yf_node'): the X's DequantizeLinear is per axis; allowed: "
                                        "per tensor"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
 }
 
@@ -210,24 +202,24 @@ TEST(OnnxLookupReader, SoftmaxFormsBecomeSoftmaxOverTheLastAxis) {
   {
     OnnxBuilder b = builder();
     b.node("QLinearSoftmax", {"x", "s", "z", "ys", "yz"}, {"y"}, "com.microsoft");
-    EXPECT_NE(error_of(b.bytes()).find("QLinearSoftmax 'y_node'): needs the int attribute opset"), std::string::npos)
-        << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("QLinearSoftmax 'y_node'): needs the int attribute opset"), std::string::npos)
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = builder();
     onnx::NodeProto& n = b.node("QLinearSoftmax", {"x", "s", "z", "ys", "yz"}, {"y"}, "com.microsoft");
     OnnxBuilder::int_attr(n, "opset", 13);
     OnnxBuilder::int_attr(n, "axis", 0);
-    EXPECT_NE(error_of(b.bytes()).find("axis 0 of a rank-2 input; allowed: the last axis (1 or -1)"), std::string::npos)
-        << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("axis 0 of a rank-2 input; allowed: the last axis (1 or -1)"), std::string::npos)
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = builder();  // opset 12 rules: axis 1 by default, the last of a 2-D input
     b.scales("ys2", {0.01f});
     onnx::NodeProto& n = b.node("QLinearSoftmax", {"x", "s", "z", "ys2", "yz"}, {"y"}, "com.microsoft");
     OnnxBuilder::int_attr(n, "opset", 12);
-    EXPECT_NE(error_of(b.bytes()).find("allowed: scale 1/256 (within 0.1 %)"), std::string::npos)
-        << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("allowed: scale 1/256 (within 0.1 %)"), std::string::npos)
+        << read_error(b.bytes());
   }
 }
 

@@ -1,12 +1,14 @@
 #include "onnx_qdq_models.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
 #include <random>
 
 #include "onnx_builder.h"
+#include "onnx_test_support.h"
 
 namespace qparity_test {
 
@@ -14,20 +16,6 @@ using qparity::cli::DType;
 using qparity::cli::Tensor;
 
 namespace {
-
-Tensor random_tensor(std::mt19937& rng, DType dtype, std::vector<std::size_t> shape, std::int64_t lo, std::int64_t hi) {
-  Tensor t = qparity::cli::make_tensor(dtype, std::move(shape));
-  std::uniform_int_distribution<std::int64_t> d(lo, hi);
-  for (std::size_t i = 0; i < t.elements(); ++i) t.set_integer(i, d(rng));
-  return t;
-}
-
-std::vector<float> spread_scales(std::mt19937& rng, float base, std::size_t n) {
-  std::uniform_real_distribution<float> d(0.5f, 1.5f);
-  std::vector<float> out(n);
-  for (float& s : out) s = base * d(rng);
-  return out;
-}
 
 // Adds the scale and zero point initializers `<value>_dq_s`, `<value>_dq_z` and a DequantizeLinear of
 // `value` (axis when per axis); returns the float output's name.
@@ -238,14 +226,34 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s) {
   if (s.op != "GlobalAveragePool") {
     OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
     OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
+    if (s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", "SAME_UPPER");
   }
   const bool same = s.op == "MaxPool";
   q(b, "p", "y", s.t, same ? s.x_scale : s.y_scale, same ? s.x_zp : s.y_zp);
   BuiltOnnx out;
-  out.label = fmt::format("QDQ {} {} {} k{} s{} seed {}", s.op, qparity::cli::to_string(s.t),
-                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.seed);
+  out.label = fmt::format("QDQ {} {} {} k{} s{}{} seed {}", s.op, qparity::cli::to_string(s.t),
+                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? " SAME_UPPER" : "", s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
+  return out;
+}
+
+BuiltOnnx qdq_transpose_model(DType t, const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& perm,
+                              std::uint64_t seed, float y_scale, std::int64_t y_zp_shift) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  OnnxBuilder b;
+  const std::int64_t zp = t == DType::kUint8 ? 131 : -7;
+  b.input("x", t, shape);
+  b.output("y", t);
+  const std::string xf = dq(b, "x", t, {0.037f}, {zp});
+  onnx::NodeProto& n = b.node("Transpose", {xf}, {"p"});
+  if (!perm.empty()) OnnxBuilder::ints(n, "perm", perm);
+  q(b, "p", "y", t, y_scale, zp + y_zp_shift);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ Transpose {} {} perm [{}] y {}/{} seed {}", qparity::cli::to_string(t),
+                          qparity::cli::shape_text(shape), fmt::join(perm, ", "), y_scale, zp + y_zp_shift, seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, t, shape, qparity::cli::dtype_min(t), qparity::cli::dtype_max(t)));
   return out;
 }
 

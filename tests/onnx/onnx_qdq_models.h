@@ -44,7 +44,8 @@ struct QdqPoolSpec {
   std::string op = "GlobalAveragePool";  ///< or "AveragePool", "MaxPool"
   qparity::cli::DType t = qparity::cli::DType::kInt8;
   std::vector<std::size_t> shape{1, 8, 9, 7};
-  std::int64_t k = 3, stride = 2;          ///< AveragePool / MaxPool, no padding
+  std::int64_t k = 3, stride = 2;          ///< AveragePool / MaxPool
+  bool same_upper = false;                 ///< AveragePool / MaxPool: auto_pad SAME_UPPER, else no padding
   float x_scale = 0.05f, y_scale = 0.03f;  ///< MaxPool: y_scale = x_scale
   std::int64_t x_zp = 3, y_zp = -4;
   std::uint64_t seed = 1;
@@ -56,6 +57,13 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s);
 /// Two inputs [1, 3, 5, 6] and [1, 4, 5, 6], each through DequantizeLinear (own quantization for
 /// uint8, the output's for int8), Concat along C, QuantizeLinear.
 BuiltOnnx qdq_concat_model(qparity::cli::DType t, std::uint64_t seed);
+
+/// x (`shape`, full range) -> DequantizeLinear -> Transpose(perm; empty: no attribute, the default
+/// reversal) -> QuantizeLinear -> y; the same scale and zero point unless y_scale / y_zp_shift say
+/// otherwise (x: scale 0.037, zero point 131 for uint8, -7 for int8).
+BuiltOnnx qdq_transpose_model(qparity::cli::DType t, const std::vector<std::size_t>& shape,
+                              const std::vector<std::int64_t>& perm, std::uint64_t seed, float y_scale = 0.037f,
+                              std::int64_t y_zp_shift = 0);
 
 /// A ResNet-shaped QDQ model with seeded per-channel weights: x [1, 16, 12, 12] -> 3x3 conv + Relu
 /// -> 3x3 conv -> Add with x (the skip connection) + Relu -> MaxPool 2x2 -> GlobalAveragePool ->

@@ -13,6 +13,7 @@
 #include "model/system.h"
 #include "onnx_builder.h"
 #include "onnx_qdq_models.h"
+#include "onnx_test_support.h"
 #include "tool_error.h"
 
 namespace qparity_test {
@@ -25,14 +26,6 @@ using qparity::model::Graph;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
 
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  try {
-    read_onnx(bytes, "m.onnx");
-  } catch (const ToolError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 const qparity::model::Node& only(const Graph& g, OpKind op) {
   for (const auto& n : g.nodes) {
@@ -106,41 +99,81 @@ OnnxBuilder qdq_builder() {
   return b;
 }
 
+TEST(OnnxQdqReader, TransposeGroupMovesDataAndRequantizesLikeOrt) {
+  {
+    OnnxBuilder b = qdq_builder();
+    onnx::NodeProto& t = b.node("Transpose", {"xf"}, {"t"});
+    OnnxBuilder::ints(t, "perm", {0, 2, 3, 1});
+    b.node("QuantizeLinear", {"t", "s", "z"}, {"y"});
+    const Graph g = read_onnx(b.bytes(), "t.onnx");
+    const qparity::model::Node& n = only(g, OpKind::kTranspose);
+    EXPECT_TRUE(n.onnx_qdq);
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 3, 3, 2}));
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // requantizing: TRANSPOSE, then a one-input CONCATENATION that rescales
+    b.node("Transpose", {"xf"}, {"t"});
+    b.scales("s2", {0.25f});
+    b.node("QuantizeLinear", {"t", "s2", "z"}, {"y"});
+    const Graph g = read_onnx(b.bytes(), "t.onnx");
+    const qparity::model::Node& c = only(g, OpKind::kConcatenation);
+    ASSERT_EQ(c.inputs.size(), 1u);
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(c.inputs[0])].quant.scales, (std::vector<float>{0.5f}));
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(c.outputs[0])].quant.scales, (std::vector<float>{0.25f}));
+    EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{3, 3, 2, 1}));
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // not a permutation
+    onnx::NodeProto& t = b.node("Transpose", {"xf"}, {"t"});
+    OnnxBuilder::ints(t, "perm", {0, 2, 2, 1});
+    b.node("QuantizeLinear", {"t", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("perm [0, 2, 2, 1] for an input of rank 4; allowed: a permutation of 0 to 3"),
+              std::string::npos)
+        << read_error(b.bytes());
+  }
+  {
+    OnnxBuilder b = qdq_builder();  // Resize is not read: the error names the node
+    b.node("Resize", {"xf"}, {"r"});
+    b.node("QuantizeLinear", {"r", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Resize 'r_node')"), std::string::npos) << read_error(b.bytes());
+  }
+}
+
 TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
   {
     OnnxBuilder b = qdq_builder();  // a float operator whose input no DequantizeLinear made
     b.input("f", DType::kFloat32, {1, 2, 3, 3});
     b.node("Add", {"f", "xf"}, {"sum"});
     b.node("QuantizeLinear", {"sum", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (Add 'sum_node'): input 'f' is a float value that no DequantizeLinear "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Add 'sum_node'): input 'f' is a float value that no DequantizeLinear "
                                        "produced"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // the operator's output is not quantized
     b.node("MaxPool", {"xf"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (MaxPool 'y_node'): its float output 'y' must feed exactly one "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (MaxPool 'y_node'): its float output 'y' must feed exactly one "
                                        "QuantizeLinear"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // a float operator between the group's operator and its QuantizeLinear
     b.node("Add", {"xf", "xf"}, {"sum"});
     b.node("Sigmoid", {"sum"}, {"sig"});
     b.node("QuantizeLinear", {"sig", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (Add 'sum_node'): its output feeds Sigmoid 'sig_node'; allowed: a "
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (Add 'sum_node'): its output feeds Sigmoid 'sig_node'; allowed: a "
                                        "QuantizeLinear"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // a QuantizeLinear of a float graph input
     b.input("f", DType::kFloat32, {1, 2, 3, 3});
     b.node("QuantizeLinear", {"f", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group"), std::string::npos)
-        << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group"), std::string::npos)
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // MaxPool requantizing
@@ -148,15 +181,15 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     onnx::NodeProto& n = b.node("MaxPool", {"xf"}, {"p"});
     OnnxBuilder::ints(n, "kernel_shape", {2, 2});
     b.node("QuantizeLinear", {"p", "s2", "z"}, {"y"});
-    EXPECT_NE(error_of(b.bytes()).find("node 1 (MaxPool 'p_node'): input and output quantized differently"),
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (MaxPool 'p_node'): input and output quantized differently"),
               std::string::npos)
-        << error_of(b.bytes());
+        << read_error(b.bytes());
   }
   {
     OnnxBuilder b = qdq_builder();  // a Relu without outputs (found by onnx_fuzzer)
     b.node("Add", {"xf", "xf"}, {"sum"});
     b.node("Relu", {"sum"}, {});
-    EXPECT_NE(error_of(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << error_of(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << read_error(b.bytes());
   }
   {
     QdqMatMulSpec s;  // Gemm with transA 1
@@ -169,8 +202,8 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     }
     std::vector<std::uint8_t> bytes(model.ByteSizeLong());
     model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
-    EXPECT_NE(error_of(bytes).find("(Gemm 'mm_node'): transA = 1; allowed: transA 0, transB 0 or 1"), std::string::npos)
-        << error_of(bytes);
+    EXPECT_NE(read_error(bytes).find("(Gemm 'mm_node'): transA = 1; allowed: transA 0, transB 0 or 1"), std::string::npos)
+        << read_error(bytes);
   }
   {
     QdqConvSpec s;  // a bias scale that is not x_scale * w_scale
@@ -188,7 +221,7 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     }
     std::vector<std::uint8_t> bytes(model.ByteSizeLong());
     model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
-    EXPECT_NE(error_of(bytes).find("(Conv 'conv_node'): the bias's scale [0]"), std::string::npos) << error_of(bytes);
+    EXPECT_NE(read_error(bytes).find("(Conv 'conv_node'): the bias's scale [0]"), std::string::npos) << read_error(bytes);
   }
 }
 

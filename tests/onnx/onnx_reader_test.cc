@@ -8,10 +8,12 @@
 #include "model/graph_builder.h"
 #include "model/onnx/onnx_reader.h"
 #include "model/ops/data_ops.h"
+#include "model/ops/pool2d.h"
 #include "model/runner.h"
 #include "model/system.h"
 #include "onnx_builder.h"
 #include "onnx_test_models.h"
+#include "onnx_test_support.h"
 #include "tool_error.h"
 
 namespace qparity_test {
@@ -24,18 +26,7 @@ using qparity::model::Graph;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
 
-std::string error_of(const std::vector<std::uint8_t>& bytes) {
-  try {
-    read_onnx(bytes, "m.onnx");
-  } catch (const ToolError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
-std::string error_of(const OnnxBuilder& b) {
-  return error_of(b.bytes());
-}
 
 // A minimal valid QLinearConv model (1x1, 2 -> 2 channels) for the malformed-file tests to break.
 OnnxBuilder conv_builder(std::int64_t opset = 13) {
@@ -171,10 +162,10 @@ TEST(OnnxReader, QLinearMulKeepsTheLayoutOfItsInputs) {
   b.scales("s", {0.5f});
   b.zero_points("z", DType::kInt8, {0});
   b.node("QLinearMul", {"a", "s", "z", "b", "s", "z", "s", "z"}, {"y"}, "com.microsoft");
-  EXPECT_NE(error_of(b).find("node 0 (com.microsoft.QLinearMul 'y_node'): constant B 'b' is int8 of shape [1, 4]; "
+  EXPECT_NE(read_error(b).find("node 0 (com.microsoft.QLinearMul 'y_node'): constant B 'b' is int8 of shape [1, 4]; "
                              "allowed: one int8 element"),
             std::string::npos)
-      << error_of(b);
+      << read_error(b);
 }
 
 TEST(OnnxReader, GlobalAveragePoolIsMeanOverNhwcHW) {
@@ -238,7 +229,7 @@ TEST(OnnxReader, TransposeMatchesTheIndexFormula) {
   }
 }
 
-TEST(OnnxReader, ConcatAxesAndTheInt8RescaleLimit) {
+TEST(OnnxReader, ConcatAxesAndTheInt8Rescale) {
   QConcatSpec s;
   s.after_convs = true;  // NHWC inputs: the ONNX channel axis 1 becomes 3
   const Graph g = read_onnx(qlinear_concat_model(s).bytes, "concat.onnx");
@@ -249,43 +240,59 @@ TEST(OnnxReader, ConcatAxesAndTheInt8RescaleLimit) {
   ASSERT_LT(concat, g.nodes.size());
   EXPECT_EQ(g.nodes[concat].opts<qparity::model::ConcatenationOptions>().axis, 3);
   EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 7, 5, 6}));
-  s.t = DType::kInt8;  // int8 inputs quantized unlike the output: refused, naming the node
+  // int8 inputs quantized unlike the output: read, and rescaled under the ORT profiles; TFLite's
+  // int8 arithmetic refuses them, naming the node.
+  s.t = DType::kInt8;
   s.after_convs = false;
-  const std::string e = error_of(qlinear_concat_model(s).bytes);
+  const BuiltOnnx m = qlinear_concat_model(s);
+  const Graph g8 = read_onnx(m.bytes, "concat.onnx");
+  EXPECT_EQ(run_qparity(g8, m.inputs, "ort-cpu").size(), 1u);
+  const std::string e = run_error(g8, m.inputs, "tflite-reference");
   EXPECT_NE(e.find("(CONCATENATION 'y_node'): int8 input 0 'a' has scale"), std::string::npos) << e;
 }
 
-TEST(OnnxReader, AveragePoolWindowsAndTheUint8PaddingLimit) {
+TEST(OnnxReader, AveragePoolWindowsAndCountIncludePad) {
   QAvgPoolSpec s;
   const Graph g = read_onnx(qlinear_average_pool_model(s).bytes, "pool.onnx");
   ASSERT_EQ(g.nodes.size(), 3u);
   EXPECT_EQ(g.nodes[1].op, OpKind::kAveragePool2D);
   EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 8, 5, 4}));
-  s.same_upper = true;  // uint8 with padding: measured to differ from the float formula, refused
-  const std::string e = error_of(qlinear_average_pool_model(s).bytes);
-  EXPECT_NE(e.find("(com.microsoft.QLinearAveragePool 'y_node'): uint8 with auto_pad SAME_UPPER is not reproduced"),
-            std::string::npos)
-      << e;
-  s.t = DType::kInt8;
-  s.x_zp = 0;
-  s.y_zp = 0;
-  EXPECT_EQ(read_onnx(qlinear_average_pool_model(s).bytes, "pool.onnx").nodes[1].op, OpKind::kAveragePool2D);
+  EXPECT_FALSE(g.nodes[1].opts<qparity::model::Pool2DOptions>().count_include_pad);
+  s.same_upper = true;  // padding counted in the divisor: read; only ORT's arithmetic takes it
+  s.count_include_pad = true;
+  const BuiltOnnx m = qlinear_average_pool_model(s);
+  const Graph padded = read_onnx(m.bytes, "pool.onnx");
+  EXPECT_TRUE(padded.nodes[1].opts<qparity::model::Pool2DOptions>().count_include_pad);
+  EXPECT_EQ(run_qparity(padded, m.inputs, "ort-cpu").size(), 1u);
+  const std::string e = run_error(padded, m.inputs, "tflite-reference");
+  EXPECT_NE(e.find("count_include_pad 1 under tflite-reference"), std::string::npos) << e;
+  OnnxBuilder b(13, /*microsoft_domain=*/true);  // 2 is no value of count_include_pad
+  b.input("x", DType::kUint8, {1, 1, 4, 4});
+  b.output("y", DType::kUint8);
+  for (const char* q : {"x", "y"}) {
+    b.scales(std::string(q) + "s", {0.1f});
+    b.zero_points(std::string(q) + "z", DType::kUint8, {0});
+  }
+  onnx::NodeProto& n = b.node("QLinearAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, "com.microsoft");
+  OnnxBuilder::ints(n, "kernel_shape", {2, 2});
+  OnnxBuilder::int_attr(n, "count_include_pad", 2);
+  EXPECT_NE(read_error(b).find("count_include_pad = 2; allowed: 0 or 1"), std::string::npos) << read_error(b);
 }
 
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {
-  EXPECT_NE(error_of(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0x07}).find("m.onnx: not an ONNX model"),
+  EXPECT_NE(read_error(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0x07}).find("m.onnx: not an ONNX model"),
             std::string::npos);
   {
     OnnxBuilder b = conv_builder(11);
     conv_node(b);
-    EXPECT_NE(error_of(b).find("opset 11 of the default domain; allowed: 13 or later"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("opset 11 of the default domain; allowed: 13 or later"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.node("Tanh", {"x"}, {"y"});
-    EXPECT_NE(error_of(b).find("node 0 (Tanh 'y_node'): qparity does not run this operator"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("node 0 (Tanh 'y_node'): qparity does not run this operator"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
@@ -298,57 +305,57 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
         ->mutable_shape()
         ->mutable_dim(0)
         ->set_dim_param("batch");
-    EXPECT_NE(error_of(b).find("graph input 0 'x' has a dynamic dimension 0 ('batch')"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("graph input 0 'x' has a dynamic dimension 0 ('batch')"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->mutable_raw_data()->resize(3);
-    EXPECT_NE(error_of(b).find("initializer 0 'w' has 3 bytes of raw_data; its shape [2, 2, 1, 1] and type INT8 "
+    EXPECT_NE(read_error(b).find("initializer 0 'w' has 3 bytes of raw_data; its shape [2, 2, 1, 1] and type INT8 "
                                "need 4"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
-    EXPECT_NE(error_of(b).find("initializer 0 'w' keeps its data in an external file"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("initializer 0 'w' keeps its data in an external file"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.model().mutable_graph()->mutable_initializer(0)->set_dims(0, -2);
-    EXPECT_NE(error_of(b).find("initializer 0 'w' has dimension 0 = -2"), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find("initializer 0 'w' has dimension 0 = -2"), std::string::npos) << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.scales("bad", {-1.0f});
     b.node("QLinearConv", {"x", "bad", "z", "w", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("node 0 (QLinearConv 'y_node'): x_scale 'bad' [0] = -1; allowed: finite and > 0"),
+    EXPECT_NE(read_error(b).find("node 0 (QLinearConv 'y_node'): x_scale 'bad' [0] = -1; allowed: finite and > 0"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.zero_points("zu", DType::kUint8, {0});
     b.node("QLinearConv", {"x", "s", "zu", "w", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("input 'x' is int8, its zero point uint8"), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find("input 'x' is int8, its zero point uint8"), std::string::npos) << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.node("QLinearConv", {"x", "s", "z", "x", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("input 3 (w) 'x' is not an initializer; allowed: a constant"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("input 3 (w) 'x' is not an initializer; allowed: a constant"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.node("QLinearConv", {"t", "s", "z", "w", "s", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("input 't' is neither a graph input nor the output of an earlier node"),
+    EXPECT_NE(read_error(b).find("input 't' is neither a graph input nor the output of an earlier node"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b(13);  // group 2 of 2 channels each: a grouped CONV_2D (OHWI filter with I = 2)
@@ -363,28 +370,28 @@ TEST(OnnxReader, MalformedFilesGiveClearErrors) {
     EXPECT_EQ(g.nodes[1].op, OpKind::kConv2D);
     EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.nodes[1].inputs[1])].shape, (std::vector<std::size_t>{4, 1, 1, 2}));
     b.model().mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(3);  // 3 does not divide 4
-    EXPECT_NE(error_of(b).find("group 3 does not fit x's 4 channels"), std::string::npos) << error_of(b);
+    EXPECT_NE(read_error(b).find("group 3 does not fit x's 4 channels"), std::string::npos) << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     b.scales("s3", {0.5f, 0.5f, 0.5f});
     b.node("QLinearConv", {"x", "s", "z", "w", "s3", "z", "s", "z"}, {"y"});
-    EXPECT_NE(error_of(b).find("w_scale 's3' has shape [3]; allowed: a scalar or 2 values (per axis)"),
+    EXPECT_NE(read_error(b).find("w_scale 's3' has shape [3]; allowed: a scalar or 2 values (per axis)"),
               std::string::npos)
-        << error_of(b);
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     OnnxBuilder::string_attr(conv_node(b), "auto_pad", "MIDDLE");
-    EXPECT_NE(error_of(b).find("auto_pad 'MIDDLE'; allowed: NOTSET, VALID, SAME_UPPER, SAME_LOWER"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("auto_pad 'MIDDLE'; allowed: NOTSET, VALID, SAME_UPPER, SAME_LOWER"), std::string::npos)
+        << read_error(b);
   }
   {
     OnnxBuilder b = conv_builder();
     conv_node(b);
     b.output("nowhere", DType::kInt8);
-    EXPECT_NE(error_of(b).find("graph output 1 'nowhere' is not computed by any node"), std::string::npos)
-        << error_of(b);
+    EXPECT_NE(read_error(b).find("graph output 1 'nowhere' is not computed by any node"), std::string::npos)
+        << read_error(b);
   }
 }
 

@@ -7,30 +7,12 @@
 #include <random>
 
 #include "onnx_builder.h"
+#include "onnx_test_support.h"
 
 namespace qparity_test {
 
 using qparity::cli::DType;
 using qparity::cli::Tensor;
-
-namespace {
-
-Tensor random_tensor(std::mt19937& rng, DType dtype, std::vector<std::size_t> shape, std::int64_t lo, std::int64_t hi) {
-  Tensor t = qparity::cli::make_tensor(dtype, std::move(shape));
-  std::uniform_int_distribution<std::int64_t> d(lo, hi);
-  for (std::size_t i = 0; i < t.elements(); ++i) t.set_integer(i, d(rng));
-  return t;
-}
-
-// Per-channel scales spread over [0.5, 1.5) x base, so channels requantize differently.
-std::vector<float> spread_scales(std::mt19937& rng, float base, std::size_t n) {
-  std::uniform_real_distribution<float> d(0.5f, 1.5f);
-  std::vector<float> out(n);
-  for (float& s : out) s = base * d(rng);
-  return out;
-}
-
-}  // namespace
 
 BuiltOnnx qlinear_conv_model(const QConvSpec& s) {
   std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
@@ -342,11 +324,12 @@ BuiltOnnx qlinear_concat_model(const QConcatSpec& s) {
   const std::size_t c2 = s.axis == 1 || s.axis == -3 ? 4 : 3;
   const std::vector<std::size_t> sa{1, 3, 5, 6}, sb{1, c2, 5, 6};
   b.output("y", s.t);
-  b.scales("ys", {0.04f});
+  const float ys = s.ties ? 0.0625f : 0.04f;
+  b.scales("ys", {ys});
   b.zero_points("yz", s.t, {u8 ? 125 : -2});
-  b.scales("as", {s.same_quantization ? 0.04f : 0.031f});
+  b.scales("as", {s.same_quantization ? ys : (s.ties ? 0.03125f : 0.031f)});
   b.zero_points("az", s.t, {s.same_quantization ? (u8 ? 125 : -2) : (u8 ? 130 : 3)});
-  b.scales("bs", {s.same_quantization ? 0.04f : 0.057f});
+  b.scales("bs", {s.same_quantization ? ys : (s.ties ? 0.125f : 0.057f)});
   b.zero_points("bz", s.t, {s.same_quantization ? (u8 ? 125 : -2) : (u8 ? 118 : -6)});
   if (s.after_convs) {
     b.input("x", s.t, {1, 3, 5, 6});
@@ -369,8 +352,9 @@ BuiltOnnx qlinear_concat_model(const QConcatSpec& s) {
   onnx::NodeProto& n = b.node("QLinearConcat", {"ys", "yz", "a", "as", "az", "b", "bs", "bz"}, {"y"}, "com.microsoft");
   OnnxBuilder::int_attr(n, "axis", s.axis);
   BuiltOnnx out;
-  out.label = fmt::format("QLinearConcat {} axis {}{}{} seed {}", qparity::cli::to_string(s.t), s.axis,
-                          s.after_convs ? " after convs" : "", s.same_quantization ? " same quantization" : "", s.seed);
+  out.label = fmt::format("QLinearConcat {} axis {}{}{}{} seed {}", qparity::cli::to_string(s.t), s.axis,
+                          s.after_convs ? " after convs" : "", s.same_quantization ? " same quantization" : "",
+                          s.ties ? " ties" : "", s.seed);
   out.bytes = b.bytes();
   if (s.after_convs) {
     out.inputs.push_back(random_tensor(rng, s.t, {1, 3, 5, 6}, lo, hi));
@@ -398,10 +382,11 @@ BuiltOnnx qlinear_average_pool_model(const QAvgPoolSpec& s) {
   OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
   OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
   if (s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", "SAME_UPPER");
+  if (s.count_include_pad) OnnxBuilder::int_attr(n, "count_include_pad", 1);
   BuiltOnnx out;
-  out.label = fmt::format("QLinearAveragePool {} {} k{} s{} {} scales {}/{} seed {}", qparity::cli::to_string(s.t),
+  out.label = fmt::format("QLinearAveragePool {} {} k{} s{} {}{} scales {}/{} seed {}", qparity::cli::to_string(s.t),
                           qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? "SAME_UPPER" : "VALID",
-                          s.x_scale, s.y_scale, s.seed);
+                          s.count_include_pad ? " count_include_pad" : "", s.x_scale, s.y_scale, s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
   return out;

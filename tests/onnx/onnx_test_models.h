@@ -138,7 +138,8 @@ struct QConcatSpec {
   qparity::cli::DType t = qparity::cli::DType::kUint8;
   bool after_convs = false;  ///< inputs computed by two 1x1 QLinearConv (NHWC inside qparity)
   std::int64_t axis = 1;
-  bool same_quantization = false;  ///< every input quantized like the output (required for int8)
+  bool same_quantization = false;  ///< every input quantized like the output
+  bool ties = false;  ///< power-of-two scales: a's ratio 1/2 puts half its values on exact halves, b's 2 saturates
   std::uint64_t seed = 1;
 };
 
@@ -154,6 +155,7 @@ struct QAvgPoolSpec {
   std::vector<std::size_t> shape{1, 8, 11, 9};  ///< NCHW
   std::int64_t k = 3, stride = 2;
   bool same_upper = false;  ///< else no padding
+  bool count_include_pad = false;
   float x_scale = 0.05f, y_scale = 0.03f;
   std::int64_t x_zp = 128, y_zp = 120;
   std::uint64_t seed = 1;

@@ -21,6 +21,7 @@
 #include "model/onnx/onnx_reader.h"
 #include "model/runner.h"
 #include "onnx_lookup_models.h"
+#include "onnx_test_support.h"
 #include "oracle_tally.h"
 #include "ort_runner.h"
 #include "qparity/reference/ort_lookup_table.h"
@@ -136,32 +137,6 @@ struct LookupCase {
   BuiltOnnx model;
   int contrast = -1;  ///< index into contrasts() that must disagree with ORT, or -1
 };
-
-std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
-                                const std::string& profile) {
-  using namespace qparity::model;
-  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
-  runner.run(inputs);
-  return runner.outputs();
-}
-
-std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
-  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
-    *first = "dtype/shape differ";
-    return std::max(ort.elements(), ours.elements());
-  }
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < ort.elements(); ++i) {
-    if (ort.integer_at(i) != ours.integer_at(i)) {
-      if (n == 0) {
-        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
-                 std::to_string(ours.integer_at(i));
-      }
-      ++n;
-    }
-  }
-  return n;
-}
 
 std::vector<LookupCase> cases() {
   std::vector<LookupCase> out;

@@ -17,6 +17,7 @@
 #include "model/runner.h"
 #include "onnx_qdq_models.h"
 #include "oracle_tally.h"
+#include "onnx_test_support.h"
 #include "ort_runner.h"
 
 namespace qparity_test {
@@ -35,33 +36,6 @@ struct QdqCase {
   bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul)
 };
 
-std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
-                                const std::string& profile) {
-  using namespace qparity::model;
-  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
-  runner.run(inputs);
-  return runner.outputs();
-}
-
-std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
-  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
-    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
-             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
-             qparity::cli::shape_text(ours.shape);
-    return std::max(ort.elements(), ours.elements());
-  }
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < ort.elements(); ++i) {
-    if (ort.integer_at(i) != ours.integer_at(i)) {
-      if (n == 0) {
-        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
-                 std::to_string(ours.integer_at(i));
-      }
-      ++n;
-    }
-  }
-  return n;
-}
 
 // Where ORT fuses the case's groups (level all: uint8 activations, and Add / Mul of either type)
 // the contrast is the float32 arithmetic, else the QLinear one.
@@ -117,6 +91,124 @@ void run_cases(const std::vector<QdqCase>& cases) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT on all " << contrast_elements[row]
                          << " elements, so this comparison could not fail";
   }
+}
+
+// AveragePool groups whose windows reach into SAME_UPPER padding (divisors 4 and 6), int8 and uint8:
+// ORT fuses them into QLinearAveragePool at level all (zero point added before the rounding), which
+// ort-cpu reproduces; at level disabled its float AveragePool kernel differs from the float formula
+// on such windows (not identified), so ort-cpu-unfused refuses the node, naming it. The contrast, a
+// float32 style with the zero point after the rounding (fbgemm), must get elements wrong.
+TEST(OnnxQdqOracle, PaddedAveragePoolFusedAtLevelAll) {
+  std::vector<QdqCase> cases;
+  std::uint64_t seed = 850;
+  for (DType t : {kS8, kU8}) {
+    for (std::int64_t k : {2, 3}) {
+      QdqPoolSpec s;
+      s.op = "AveragePool";
+      s.t = t;
+      s.shape = {1, 16, 11, 9};
+      s.same_upper = true;
+      s.k = k;
+      s.stride = k - 1;
+      if (t == kU8) {
+        s.x_zp = 128;
+        s.y_zp = 120;
+      }
+      s.seed = seed++;
+      cases.push_back({std::string("QDQ AveragePool SAME_UPPER ") + (t == kU8 ? "u8" : "s8"), qdq_pool_model(s)});
+    }
+  }
+  std::vector<OrtJob> jobs;
+  for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::string setup_error;
+  const std::vector<OrtResult> results = run_ort(jobs, "all", &setup_error);
+  ASSERT_TRUE(setup_error.empty()) << setup_error;
+  std::size_t contrast_wrong = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const QdqCase& c = cases[i];
+    ASSERT_TRUE(results[i].ok) << c.model.label << ": " << results[i].error;
+    const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+    for (const char* profile : {"ort-cpu", "fbgemm"}) {
+      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
+      std::string first;
+      const std::size_t bad = mismatches(results[i].outputs[0], ours[0], &first);
+      const bool contrast = std::string(profile) != "ort-cpu";
+      if (!contrast) {
+        EXPECT_EQ(bad, 0u) << c.model.label << ": " << first;
+      }
+      contrast_wrong += contrast ? bad : 0;
+      tally(c.op, "ORT opt all", contrast ? std::string(profile) + " (contrast)" : profile, ours[0].elements(), bad);
+    }
+    const std::string e = run_error(g, c.model.inputs, "ort-cpu-unfused");
+    EXPECT_NE(e.find("(AVERAGE_POOL_2D 'p_node'): an unfused QDQ AveragePool whose windows reach into the padding is "
+                     "not reproduced"),
+              std::string::npos)
+        << e;
+  }
+  EXPECT_GT(contrast_wrong, 0u) << "the contrast agrees with ORT everywhere: the comparison could not fail";
+}
+
+// Transpose groups. One quantization on both sides (ORT drops the Q/DQ pair at level all and
+// dequantizes, copies and quantizes at level disabled): TRANSPOSE, the bytes moved; 4-D with an
+// explicit perm and 3-D with the default reversal. Requantizing (ORT keeps the pair at both levels):
+// TRANSPOSE then a one-input CONCATENATION with ORT's dequantize / divide / round-half-even formula.
+// int8 and uint8, full range. Contrasts: the model with another perm of the same output shape must
+// get elements wrong, and on the requantizing rows an NPU arithmetic (one Q15 rounding) too.
+TEST(OnnxQdqOracle, TransposeBitExact) {
+  struct Case {
+    BuiltOnnx model, contrast;
+    bool requantizes = false;
+  };
+  std::vector<Case> cases;
+  std::uint64_t seed = 870;
+  for (DType t : {kS8, kU8}) {
+    // The contrast perms give the same output shape, so the bytes, not the shape, must differ.
+    cases.push_back({qdq_transpose_model(t, {2, 4, 4, 4}, {0, 2, 3, 1}, seed),
+                     qdq_transpose_model(t, {2, 4, 4, 4}, {0, 3, 2, 1}, seed)});
+    ++seed;
+    cases.push_back({qdq_transpose_model(t, {5, 6, 5}, {}, seed), qdq_transpose_model(t, {5, 6, 5}, {0, 1, 2}, seed)});
+    ++seed;
+    // Requantizing: coarser scales and shifted zero points (rounding, saturation at both ends).
+    for (const auto& [ys, shift] : {std::pair<float, std::int64_t>{0.061f, 9}, {0.074f, -3}}) {
+      cases.push_back({qdq_transpose_model(t, {2, 4, 4, 4}, {0, 2, 3, 1}, seed, ys, shift),
+                       qdq_transpose_model(t, {2, 4, 4, 4}, {0, 3, 2, 1}, seed, ys, shift), true});
+      ++seed;
+    }
+  }
+  std::vector<OrtJob> jobs;
+  for (const Case& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::size_t npu_wrong_total = 0;
+  for (const char* opt : {"all", "disabled"}) {
+    const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
+    std::string setup_error;
+    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
+    ASSERT_TRUE(setup_error.empty()) << setup_error;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      ASSERT_TRUE(results[i].ok) << c.model.label << ": " << results[i].error;
+      const std::string row = std::string("QDQ Transpose ") + (c.model.inputs[0].dtype == kU8 ? "u8" : "s8");
+      std::string first;
+      const std::vector<Tensor> ours = run_qparity(qparity::model::read_onnx(c.model.bytes, c.model.label),
+                                                   c.model.inputs, profile);
+      const std::size_t bad = mismatches(results[i].outputs[0], ours[0], &first);
+      EXPECT_EQ(bad, 0u) << c.model.label << " (ORT opt " << opt << "): " << first;
+      tally(row, std::string("ORT opt ") + opt, profile, ours[0].elements(), bad);
+      const std::vector<Tensor> other = run_qparity(qparity::model::read_onnx(c.contrast.bytes, c.contrast.label),
+                                                    c.model.inputs, profile);
+      const std::size_t wrong = mismatches(results[i].outputs[0], other[0], &first);
+      EXPECT_GT(wrong, 0u) << c.contrast.label << ": another perm gave ORT's bytes, so the comparison could not fail";
+      tally(row, std::string("ORT opt ") + opt, "another perm (contrast)", ours[0].elements(), wrong);
+      if (c.requantizes) {
+        const std::vector<Tensor> npu = run_qparity(qparity::model::read_onnx(c.model.bytes, c.model.label),
+                                                    c.model.inputs, "npu-haz-q15-int32");
+        const std::size_t npu_wrong = mismatches(results[i].outputs[0], npu[0], &first);
+        npu_wrong_total += npu_wrong;
+        tally(row + " requantizing", std::string("ORT opt ") + opt, "npu-haz-q15-int32 (contrast)",
+              ours[0].elements(), npu_wrong);
+      }
+    }
+  }
+  EXPECT_GT(npu_wrong_total, 0u) << "the NPU requantization agrees with ORT on every requantizing row";
 }
 
 TEST(OnnxQdqOracle, ConvBitExact) {

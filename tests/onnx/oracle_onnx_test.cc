@@ -17,6 +17,7 @@
 #include "model/system.h"
 #include "onnx_test_models.h"
 #include "oracle_tally.h"
+#include "onnx_test_support.h"
 #include "ort_runner.h"
 
 namespace qparity_test {
@@ -34,35 +35,9 @@ struct OrtCase {
   bool u8s8 = false;  ///< u8 activations x s8 weights through a GEMM (pair saturation on non-VNNI CPUs)
   bool ties = false;  ///< built to separate roundings: `contrast` must get elements wrong
   std::string contrast = "tflite-reference";
+  std::vector<std::uint8_t> contrast_model = {};  ///< when set, the contrast is this model (same inputs) under ort-cpu
 };
 
-std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
-                                const std::string& profile) {
-  using namespace qparity::model;
-  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
-  runner.run(inputs);
-  return runner.outputs();
-}
-
-std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
-  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
-    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
-             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
-             qparity::cli::shape_text(ours.shape);
-    return std::max(ort.elements(), ours.elements());
-  }
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < ort.elements(); ++i) {
-    if (ort.integer_at(i) != ours.integer_at(i)) {
-      if (n == 0) {
-        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
-                 std::to_string(ours.integer_at(i));
-      }
-      ++n;
-    }
-  }
-  return n;
-}
 
 std::vector<OrtCase> conv_cases() {
   std::vector<OrtCase> cases;
@@ -263,7 +238,10 @@ void run_cases(const std::vector<OrtCase>& cases) {
       if (c.ties) contrasts.push_back(c.contrast);
       if (c.u8s8) contrasts.push_back(vnni ? "ort-cpu-avx2" : "ort-cpu-vnni");
       for (const std::string& other : contrasts) {
-        const std::vector<Tensor> theirs = run_qparity(g, c.model.inputs, other);
+        const bool other_model = !c.contrast_model.empty() && other == c.contrast;
+        const std::vector<Tensor> theirs =
+            other_model ? run_qparity(qparity::model::read_onnx(c.contrast_model, c.contrast), c.model.inputs, "ort-cpu")
+                        : run_qparity(g, c.model.inputs, other);
         std::size_t wrong = 0;
         for (std::size_t k = 0; k < theirs.size(); ++k) {
           std::string first;
@@ -463,25 +441,34 @@ TEST(OnnxOracle, QLinearGlobalAveragePoolBitExactWithOrtCpu) {
   run_cases(cases);
 }
 
-// com.microsoft QLinearConcat: uint8 inputs with their own scales are rescaled (ORT's lookup
-// table: dequantize, divide by the output scale, round half to even); int8 inputs share the output's
-// quantization. Along C, H and W, from graph inputs (ONNX layout) and after convolutions (NHWC).
+// com.microsoft QLinearConcat: inputs with their own scales and zero points are rescaled, int8 and
+// uint8 (ORT's lookup table per input: dequantize, divide by the output scale, round half to even,
+// saturate); inputs quantized like the output are copied. Along C, H and W, from graph inputs (ONNX
+// layout) and after convolutions (NHWC). Contrasts: TFLite's uint8 CONCATENATION (ties away from
+// zero) for u8; for s8, which TFLite refuses to rescale, an NPU arithmetic (one Q15 rounding, ties away).
 TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;
   std::uint64_t seed = 300;
   for (DType t : {kU8, kS8}) {
-    for (bool convs : {false, true}) {
-      for (std::int64_t axis : {1, 2, -1}) {
-        QConcatSpec s;
-        s.t = t;
-        s.after_convs = convs;
-        s.axis = axis;
-        s.same_quantization = t == kS8;
-        s.seed = seed++;
-        OrtCase c{std::string("QLinearConcat ") + (t == kU8 ? "u8 rescaled" : "s8") + (convs ? " after convs" : ""),
-                  qlinear_concat_model(s)};
-        c.ties = t == kU8;  // the rescaled rows: TFLite's uint8 CONCATENATION rounds differently
-        cases.push_back(std::move(c));
+    for (int kind = 0; kind < 3; ++kind) {  // rescaled, rescaled with ties and saturation, same quantization
+      const bool same = kind == 2;
+      if (same && t == kU8) continue;
+      for (bool convs : {false, true}) {
+        for (std::int64_t axis : {1, 2, -1}) {
+          QConcatSpec s;
+          s.t = t;
+          s.after_convs = convs;
+          s.axis = axis;
+          s.same_quantization = same;
+          s.ties = kind == 1;
+          s.seed = seed++;
+          OrtCase c{std::string("QLinearConcat ") + (t == kU8 ? "u8" : "s8") + (same ? "" : " rescaled") +
+                        (s.ties ? " ties" : "") + (convs ? " after convs" : ""),
+                    qlinear_concat_model(s)};
+          c.ties = !same;  // the rescaled rows: the contrast arithmetic must get elements wrong
+          if (t == kS8) c.contrast = "npu-haz-q15-int32";
+          cases.push_back(std::move(c));
+        }
       }
     }
   }
@@ -489,34 +476,47 @@ TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
 }
 
 // com.microsoft QLinearAveragePool: each tap dequantized to float32, summed in row order, divided
-// by the in-image tap count, quantized with round half to even. VALID windows, and SAME_UPPER ones
-// (partial windows at the edges) for int8, 2x2 windows with si = so = 0.5 for exact halves (ties), where
-// TFLite's AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ.
+// by the in-image tap count (count_include_pad 0) or the window's (1), quantized with the zero point
+// added in float before round half to even. VALID and SAME_UPPER windows (partial windows at the
+// edges), int8 and uint8; 2x2 windows with si = so = 0.5 for exact halves (ties), where TFLite's
+// AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ; y_scale 0.003 for saturation.
+// Contrasts: the ties rows (TFLite's AVERAGE_POOL_2D), and the count_include_pad rows (the same model
+// and data with count_include_pad 0, whose edge windows divide by fewer taps).
 TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
   std::vector<OrtCase> cases;
   std::uint64_t seed = 400;
   for (DType t : {kU8, kS8}) {
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < 7; ++v) {
       QAvgPoolSpec s;
       s.t = t;
       if (t == kS8) {
         s.x_zp = -4;
         s.y_zp = 2;
       }
-      s.same_upper = v == 1 || v == 2;
-      if (s.same_upper && t == kU8) continue;  // refused by the reader (onnx_reader_test)
-      s.k = v == 2 ? 2 : 3;
-      s.stride = v == 2 ? 1 : 2;
+      s.same_upper = v == 1 || v == 2 || v >= 4;
+      s.count_include_pad = v == 4 || v == 5;
+      s.k = v == 2 || v == 5 ? 2 : 3;
+      s.stride = v == 2 || v == 5 ? 1 : 2;
       if (v == 3) {  // ties
         s.k = 2;
         s.stride = 2;
         s.x_scale = s.y_scale = 0.5f;
         s.y_zp = s.x_zp;
       }
+      if (v == 6) s.y_scale = 0.003f;  // saturation at both ends
       s.seed = seed++;
-      OrtCase c{std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8") + (v == 3 ? " ties" : ""),
-                qlinear_average_pool_model(s)};
+      std::string row = std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8");
+      if (s.same_upper) row += s.count_include_pad ? " SAME_UPPER count_include_pad" : " SAME_UPPER";
+      if (v == 3) row += " ties";
+      if (v == 6) row += " saturating";
+      OrtCase c{row, qlinear_average_pool_model(s)};
       c.ties = v == 3;
+      if (s.count_include_pad) {
+        c.ties = true;
+        c.contrast = "count_include_pad 0";
+        s.count_include_pad = false;
+        c.contrast_model = qlinear_average_pool_model(s).bytes;  // same seed: same input
+      }
       cases.push_back(std::move(c));
     }
   }

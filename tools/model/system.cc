@@ -187,6 +187,9 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
       n.op == OpKind::kSoftmax) {
     return true;
   }
+  // AveragePool groups of either type become QLinearAveragePool: measured on int8 windows that reach
+  // into SAME_UPPER padding, where the fused and float formulas part (tests/onnx/oracle_onnx_qdq_test.cc).
+  if (n.op == OpKind::kAveragePool2D) return true;
   // Gemm groups (QGemm) too: the reader gives a FULLY_CONNECTED from Gemm a bias, one from MatMul none.
   if (n.op == OpKind::kFullyConnected && n.inputs.size() > 2 && n.inputs[2] >= 0) return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&

@@ -123,6 +123,9 @@ class Importer {
   void read_qlinear_binary(const onnx::NodeProto& node, const std::string& label, OpKind op);
   void read_qlinear_global_average_pool(const onnx::NodeProto& node, const std::string& label);
   void read_reshape(const onnx::NodeProto& node, const std::string& label, bool flatten);
+  void read_transpose(const onnx::NodeProto& node, const std::string& label);
+  // A 1-D int32 constant tensor `name` holding `values` (a shape, a perm); returns its index.
+  int int32_constant(const std::string& name, const std::vector<std::int64_t>& values);
   void read_qlinear_concat(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label,
                                  OpKind op = OpKind::kAveragePool2D);
@@ -994,8 +997,8 @@ void Importer::read_qlinear_softmax(const onnx::NodeProto& node, const std::stri
 
 // com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X_i, X_i_scale, X_i_zero_point per
 // input) as CONCATENATION. 4-D inputs that all exist in NHWC are joined there (the ONNX axis mapped:
-// C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. int8 inputs must share the output's
-// quantization (qparity's int8 CONCATENATION does not rescale); uint8 inputs are rescaled.
+// C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. Inputs quantized unlike the output are
+// rescaled, int8 and uint8 alike (under the ORT profiles; TFLite's int8 arithmetic refuses them).
 void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::string& label) {
   if (node.input_size() < 5 || (node.input_size() - 2) % 3 != 0 || node.output_size() != 1) {
     fail(
@@ -1054,7 +1057,8 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
 }
 
 // com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view: VALID (no
-// padding) or SAME_UPPER windows, padding not counted (count_include_pad 0), ceil_mode 0.
+// padding) or SAME_UPPER windows, padding counted in the divisor or not (count_include_pad 1 or 0),
+// ceil_mode 0.
 void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label, OpKind op) {
   if (node.input_size() != 5 || node.output_size() != 1) {
     fail(
@@ -1062,10 +1066,18 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
                     "and 1",
                     label, node.input_size(), node.output_size()));
   }
-  for (const char* a : {"count_include_pad", "ceil_mode", "channels_last", "storage_order"}) {
+  for (const char* a : {"ceil_mode", "channels_last", "storage_order"}) {
     if (const onnx::AttributeProto* at = attribute(node, a)) {
       if (at->i() != 0) fail(fmt::format("{}: {} = {}; allowed: 0", label, a, at->i()));
     }
+  }
+  bool count_include_pad = false;
+  if (const onnx::AttributeProto* at = attribute(node, "count_include_pad")) {
+    if (at->i() != 0 && (at->i() != 1 || op != OpKind::kAveragePool2D)) {
+      fail(fmt::format("{}: count_include_pad = {}; allowed: {}", label, at->i(),
+                       op == OpKind::kAveragePool2D ? "0 or 1" : "0"));
+    }
+    count_include_pad = at->i() == 1;
   }
   if (attribute(node, "dilations") != nullptr) fail(fmt::format("{}: dilations are not supported", label));
   const onnx::AttributeProto* ks = attribute(node, "kernel_shape");
@@ -1101,14 +1113,6 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
   yq.scales = scales(node, 3, label, "y_scale", 0);
   yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
-  if (op == OpKind::kAveragePool2D && w.padding == Padding::kSame && x_type == DType::kUint8) {
-    // Measured: ONNX Runtime's uint8 kernel differs by 1 from the float formula on some windows
-    // that reach into the padding (docs/semantics.md §22.2); int8 and unpadded windows match.
-    fail(
-        fmt::format("{}: uint8 with auto_pad SAME_UPPER is not reproduced yet (ONNX Runtime's uint8 kernel "
-                    "differs on windows that reach into the padding); allowed: int8, or no padding",
-                    label));
-  }
   const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
   const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
   Node n;
@@ -1118,6 +1122,7 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   n.outputs = {y};
   auto o = std::make_shared<Pool2DOptions>();
   o->window = w;
+  o->count_include_pad = count_include_pad;
   n.options = o;
   add_node(std::move(n));
 }
@@ -1177,19 +1182,11 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
       want.push_back(d);
     }
   }
-  TensorDef sd;
-  sd.name = node.output(0) + ":shape";
-  sd.dtype = DType::kInt32;
-  sd.shape = {want.size()};
-  Tensor data = cli::make_tensor(DType::kInt32, sd.shape);
   for (std::size_t i = 0; i < want.size(); ++i) {
     if (want[i] < -1 || want[i] > INT32_MAX)
       fail(fmt::format("{}: new dimension {} = {} is out of range", label, i, want[i]));
-    data.set_integer(i, want[i]);
   }
-  sd.data = std::move(data);
-  g_.tensors.push_back(std::move(sd));
-  const int shape_t = static_cast<int>(g_.tensors.size()) - 1;
+  const int shape_t = int32_constant(node.output(0) + ":shape", want);
   const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
   Node n;
   n.op = OpKind::kReshape;
@@ -1198,6 +1195,57 @@ void Importer::read_reshape(const onnx::NodeProto& node, const std::string& labe
   n.outputs = {y};
   n.options = std::make_shared<ReshapeOptions>();
   add_node(std::move(n));
+}
+
+// Transpose of a quantized activation (from a QDQ group): TRANSPOSE in ONNX's layout, perm as given
+// (default: the dimensions reversed), the output quantized like the input. With one quantization
+// on both sides ONNX Runtime drops the Q/DQ pair at level all and at level disabled dequantizes,
+// copies and quantizes, which gives the same bytes: round_half_even(float(s * (x - zp)) / s) + zp =
+// x for every 8-bit x. (A requantizing group adds a CONCATENATION after this, read_qdq_group.)
+void Importer::read_transpose(const onnx::NodeProto& node, const std::string& label) {
+  const auto it = values_.find(node.input(0));
+  if (it == values_.end()) {
+    fail(
+        fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label, node.input(0)));
+  }
+  const TensorDef src = g_.tensors[static_cast<std::size_t>(it->second.onnx >= 0 ? it->second.onnx : it->second.nhwc)];
+  const int x = activation(node.input(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  const std::size_t rank = g_.tensors[static_cast<std::size_t>(x)].shape.size();
+  std::vector<std::int64_t> perm;
+  for (std::size_t i = rank; i > 0; --i) perm.push_back(static_cast<std::int64_t>(i - 1));
+  if (const onnx::AttributeProto* a = attribute(node, "perm")) {
+    perm.assign(a->ints().begin(), a->ints().end());
+    std::vector<bool> seen(rank, false);
+    bool ok = perm.size() == rank;
+    for (std::size_t i = 0; ok && i < perm.size(); ++i) {
+      ok = perm[i] >= 0 && static_cast<std::size_t>(perm[i]) < rank && !seen[static_cast<std::size_t>(perm[i])];
+      if (ok) seen[static_cast<std::size_t>(perm[i])] = true;
+    }
+    if (!ok) {
+      fail(fmt::format("{}: perm [{}] for an input of rank {}; allowed: a permutation of 0 to {}", label,
+                       fmt::join(perm, ", "), rank, static_cast<long long>(rank) - 1));
+    }
+  }
+  const int perm_t = int32_constant(node.output(0) + ":perm", perm);
+  const int y = output_tensor(node.output(0), src.dtype, src.quant, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kTranspose;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, perm_t};
+  n.outputs = {y};
+  add_node(std::move(n));
+}
+
+int Importer::int32_constant(const std::string& name, const std::vector<std::int64_t>& values) {
+  TensorDef d;
+  d.name = name;
+  d.dtype = DType::kInt32;
+  d.shape = {values.size()};
+  Tensor data = cli::make_tensor(DType::kInt32, d.shape);
+  for (std::size_t i = 0; i < values.size(); ++i) data.set_integer(i, values[i]);
+  d.data = std::move(data);
+  g_.tensors.push_back(std::move(d));
+  return static_cast<int>(g_.tensors.size()) - 1;
 }
 
 std::string Importer::zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value) {
@@ -1347,15 +1395,16 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     }
   };
   // Data movement (MaxPool, Reshape, Flatten): the output quantized like the input (checked values).
-  auto require_same_quantization = [&](const Dequantized& x) {
+  auto same_quantization = [&](const Dequantized& x) {
     onnx::NodeProto pair;
     for (const std::string* name : {&x.scale, &x.zero_point, &y_scale, &y_zp}) pair.add_input(*name);
     DType xt{}, yt{};
-    const bool same =
-        scales(pair, 0, label, "x_scale", 0) == scales(pair, 2, label, "y_scale", 0) &&
-        zero_points(pair, 1, label, "x_zero_point", 0, &xt) == zero_points(pair, 3, label, "y_zero_point", 0, &yt) &&
-        xt == yt;
-    if (!same) {
+    return scales(pair, 0, label, "x_scale", 0) == scales(pair, 2, label, "y_scale", 0) &&
+           zero_points(pair, 1, label, "x_zero_point", 0, &xt) == zero_points(pair, 3, label, "y_zero_point", 0, &yt) &&
+           xt == yt;
+  };
+  auto require_same_quantization = [&](const Dequantized& x) {
+    if (!same_quantization(x)) {
       fail(fmt::format("{}: input and output quantized differently; allowed: the same scale and zero point", label));
     }
   };
@@ -1549,6 +1598,30 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       add(x);
     }
     read_qlinear_concat(f, label);
+  } else if (op == "Transpose") {
+    if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "data");
+    f.add_input(x.value);
+    if (same_quantization(x)) {  // data movement
+      read_transpose(f, label);
+    } else {
+      // Requantizing: ORT keeps the pair (dequantize, float transpose, MlasQuantizeLinear), the
+      // formula of a QLinearConcat input quantized unlike its output; so TRANSPOSE in the input's
+      // quantization, then a one-input CONCATENATION into the output's.
+      const std::string moved = q->output(0) + ":transposed";
+      f.set_output(0, moved);
+      read_transpose(f, label);
+      onnx::NodeProto c;
+      c.set_name(f.name());
+      c.add_output(q->output(0));
+      for (const std::string* name : {&y_scale, &y_zp, &moved, &x.scale, &x.zero_point}) c.add_input(*name);
+      onnx::AttributeProto* axis = c.add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto_AttributeType_INT);
+      axis->set_i(0);
+      read_qlinear_concat(c, label);
+    }
   } else {  // Reshape, Flatten: data movement, one quantization on both sides
     const Dequantized& x = dequantized(node, 0, label);
     activation_only(x, "data");
@@ -1600,8 +1673,9 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   if (domain.empty() && node.op_type() == "DequantizeLinear") return read_dequantize_linear(node, label);
   static const std::set<std::string> kQdqOps = {
-      "Conv",    "MatMul", "Gemm",    "Add",     "Mul",     "GlobalAveragePool", "AveragePool",
-      "MaxPool", "Concat", "Reshape", "Flatten", "Sigmoid", "LeakyRelu",         "Softmax"};
+      "Conv",        "MatMul",  "Gemm",    "Add",     "Mul",       "GlobalAveragePool", "AveragePool",
+      "MaxPool",     "Concat",  "Reshape", "Flatten", "Transpose", "Sigmoid",           "LeakyRelu",
+      "Softmax"};
   if (domain.empty() && kQdqOps.count(node.op_type()) != 0 && node.input_size() > 0 &&
       dequantized_.count(node.input(0)) != 0) {
     return read_qdq_group(node, label);
@@ -1609,9 +1683,8 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
     fail(fmt::format(
         "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
-        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten, Sigmoid, LeakyRelu or Softmax (Conv, "
-        "MatMul, "
-        "Gemm, Add, Mul: "
+        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten, Transpose, Sigmoid, LeakyRelu or "
+        "Softmax (Conv, MatMul, Gemm, Add, Mul: "
         "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
         label));
   }
@@ -1665,7 +1738,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
       "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool / QLinearSigmoid / "
       "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Constant, and QDQ groups "
       "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
-      "Reshape, Flatten, Sigmoid, LeakyRelu or Softmax -> QuantizeLinear)",
+      "Reshape, Flatten, Transpose, Sigmoid, LeakyRelu or Softmax -> QuantizeLinear)",
       label));
 }
 
@@ -1703,6 +1776,12 @@ Graph Importer::read(const onnx::ModelProto& model) {
   for (int i = 0; i < graph.output_size(); ++i) {
     const std::string& out = graph.output(i).name();
     const auto it = values_.find(out);
+    if (it == values_.end() && dequantized_.count(out) != 0) {
+      // A DequantizeLinear whose float result leaves the graph (ONNX's node test of the op alone).
+      fail(fmt::format("graph output {} '{}' is the float output of a DequantizeLinear; allowed: 8-bit or int32 "
+                       "outputs (qparity runs the integer graph: a DequantizeLinear must feed a QDQ group)",
+                       i, out));
+    }
     if (it == values_.end()) {
       fail(
           fmt::format("graph output {} '{}' is not computed by any node qparity read (an initializer or an unknown "

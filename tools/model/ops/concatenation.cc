@@ -11,7 +11,9 @@
 //     so), rejected under every other.
 //   * int8: TFLite's Prepare requires every input's scale and zero point to equal the output's
 //     ("no re-scaling needed for Int8"); XNNPACK's xnn_define_concatenateN rejects a mismatch too.
-//     Rejected here; what remains is a copy.
+//     Rejected under those systems (prepare names the node); what remains is a copy. Under kFloat
+//     and kNpu an int8 input of another quantization is requantized as a uint8 one is (below),
+//     saturated to [-128, 127]: ONNX Runtime's com.microsoft QLinearConcat does so for both types.
 //   * uint8: TFLite runs ConcatenationWithScaling: an input whose scale or zero point differs from
 //     the output's is requantized element by element in float32,
 //         S = float(s_in * float(1 / s_out)),  B = float(-zp_in) * S,
@@ -25,10 +27,13 @@
 //   * The delegate takes 2 to 5 inputs of float32 or per-tensor 8-bit (quantized_dimension 0),
 //     ranks up to 6 (XNN_MAX_TENSOR_DIMS); anything else runs TFLite's kernel, whose bits are the
 //     same (a copy), so xnnpack_takes() matters only for the tally of paths.
-// Other systems on a requantized uint8 input (none measured): kFloat dequantizes and requantizes,
-// y = RNE(float(s_in * float(x - zp_in)) / s_out) + zp_out (ONNX Runtime's QLinearConcat style,
-// UNVERIFIED); kNpu requantizes x - zp_in by s_in / s_out once with the preset's core and
-// multiplier (the NPU hypothesis, UNVERIFIED).
+// Other systems on a requantized input: kFloat dequantizes and requantizes,
+//     y = saturate(RNE(float(s_in * float(x - zp_in)) / s_out) + zp_out),
+// ties to even (ONNX Runtime's com.microsoft QLinearConcat: a 256-entry table per input built by
+// QlinearBuildLookupTable, onnxruntime/contrib_ops/cpu/quantization/qlinear_lookup_table.cc, with
+// MlasQuantizeLinear's division, onnxruntime/core/mlas/lib/quantize.cpp; measured bit-exact for
+// int8 and uint8, docs/semantics.md §22.2); kNpu requantizes x - zp_in by s_in / s_out once with the
+// preset's core and multiplier (the NPU hypothesis, UNVERIFIED).
 //
 // Both engines copy the bytes of unchanged inputs; a requantized input goes through a 256-entry
 // table built at prepare (fast engine) or the formula per element (reference engine).
@@ -118,12 +123,20 @@ class ConcatPrepared : public PreparedNode {
     }
     out_zp_ = static_cast<std::int32_t>(out.quant.zero_point());
     out_scale_ = out.quant.scales.empty() ? 1.0f : out.quant.scales[0];
+    const bool tflite_style = requant_ == Requant::kTflite || requant_ == Requant::kTfliteFma;
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const TensorDef& t = input_def(g, n, i);
       Input in;
       in.tensor = n.inputs[i];
       in.axis_dim = t.shape[axis_];
-      in.requantize = dtype_ == DType::kUint8 && !same_quantization(t, out);
+      in.requantize = dtype_ != DType::kFloat32 && !same_quantization(t, out);
+      if (in.requantize && dtype_ == DType::kInt8 && tflite_style) {
+        node_error(g, n, fmt::format("int8 input {} '{}' has scale {} and zero point {}, the output {} and {}, under "
+                                     "{}; allowed: the output's (TFLite's int8 CONCATENATION does not rescale: its "
+                                     "Prepare rejects this, and so does XNNPACK's concatenate)", i, t.name,
+                                     t.quant.scales[0], t.quant.zero_point(), out.quant.scales[0],
+                                     out.quant.zero_point(), sys.name));
+      }
       if (in.requantize) {
         in.scale = t.quant.scales[0];
         in.zero_point = static_cast<std::int32_t>(t.quant.zero_point());
@@ -136,7 +149,11 @@ class ConcatPrepared : public PreparedNode {
                                          out_scale_, sys.preset.name, cli::without_library_prefix(e.what())));
           }
         }
-        for (int x = 0; x < 256; ++x) in.table[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(requantize(in, x));
+        // Indexed by the stored byte; an int8 byte stands for its two's complement value.
+        for (int b = 0; b < 256; ++b) {
+          const std::int32_t x = dtype_ == DType::kInt8 ? static_cast<std::int8_t>(b) : b;
+          in.table[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(requantize(in, x));
+        }
       }
       inputs_.push_back(in);
     }
@@ -170,6 +187,7 @@ class ConcatPrepared : public PreparedNode {
       if (!in.requantize) continue;
       any = true;
       const float s = in.scale * (1.0f / out_scale_);
+      const char* range = dtype_ == DType::kInt8 ? "-128, 127" : "0, 255";
       switch (requant_) {
         case Requant::kTflite:
         case Requant::kTfliteFma:
@@ -181,12 +199,13 @@ class ConcatPrepared : public PreparedNode {
               requant_ == Requant::kTfliteFma ? "; fused multiply-add of clang's arm64 builds, UNVERIFIED" : ""));
           break;
         case Requant::kFloat:
-          lines.push_back(fmt::format("input {}: y = clamp(RNE(float({} * float(x - {})) / {}) + {}, 0, 255) (float32 "
-                                      "style, UNVERIFIED)", i, in.scale, in.zero_point, out_scale_, out_zp_));
+          lines.push_back(fmt::format("input {}: y = clamp(RNE(float({} * float(x - {})) / {}) + {}, {}) (float32: "
+                                      "ONNX Runtime's QLinearConcat table)", i, in.scale, in.zero_point, out_scale_,
+                                      out_zp_, range));
           break;
         case Requant::kNpu:
-          lines.push_back(fmt::format("input {}: y = clamp(requantize(x - {}) + {}, 0, 255), core {}: {} (NPU "
-                                      "hypothesis, UNVERIFIED)", i, in.zero_point, out_zp_,
+          lines.push_back(fmt::format("input {}: y = clamp(requantize(x - {}) + {}, {}), core {}: {} (NPU "
+                                      "hypothesis, UNVERIFIED)", i, in.zero_point, out_zp_, range,
                                       to_string(system_.preset.core), cli::params_text(system_.preset.core, in.params)));
           break;
       }
@@ -210,7 +229,8 @@ class ConcatPrepared : public PreparedNode {
     std::array<std::uint8_t, 256> table{};
   };
 
-  /// One requantized uint8 element (the formula; the fast engine tabulates it).
+  /// One requantized element, x the input's value, saturated to the type's range (the scalar
+  /// reference; the fast engine tabulates it per input).
   std::int32_t requantize(const Input& in, std::int32_t x) const {
     std::int64_t q = 0;
     switch (requant_) {
@@ -241,7 +261,8 @@ class ConcatPrepared : public PreparedNode {
         break;
       }
     }
-    return static_cast<std::int32_t>(q < 0 ? 0 : (q > 255 ? 255 : q));
+    const std::int64_t lo = dtype_ == DType::kInt8 ? -128 : 0, hi = dtype_ == DType::kInt8 ? 127 : 255;
+    return static_cast<std::int32_t>(q < lo ? lo : (q > hi ? hi : q));
   }
 
   /// Every output element from its coordinates: (outer, c, rest) with c along the axis.
@@ -258,7 +279,8 @@ class ConcatPrepared : public PreparedNode {
       const Tensor& t = values[static_cast<std::size_t>(in.tensor)];
       const std::size_t src = (k * in.axis_dim + (c - offset)) * inner_ + rest;
       if (in.requantize) {
-        out.bytes[o] = static_cast<std::uint8_t>(requantize(in, t.bytes[src]));
+        const std::int32_t x = dtype_ == DType::kInt8 ? static_cast<std::int8_t>(t.bytes[src]) : t.bytes[src];
+        out.bytes[o] = static_cast<std::uint8_t>(requantize(in, x));
       } else {
         std::memcpy(out.bytes.data() + o * es_, t.bytes.data() + src * es_, es_);
       }
@@ -327,12 +349,6 @@ class ConcatenationOp : public Op {
         const std::string role = fmt::format("input {}", i);
         require_per_tensor(g, n, t, role.c_str());
         require_valid_scales(g, n, t, role.c_str());
-        if (out.dtype == DType::kInt8 && !same_quantization(t, out)) {
-          node_error(g, n, fmt::format("int8 input {} '{}' has scale {} and zero point {}, the output {} and {}; allowed: "
-                                       "the output's (TFLite's int8 CONCATENATION does not rescale: its Prepare "
-                                       "rejects this, and so does XNNPACK's concatenate)", i, t.name, t.quant.scales[0],
-                                       t.quant.zero_point(), out.quant.scales[0], out.quant.zero_point()));
-        }
       }
     }
     set_output_shape(g, n, 0, s.out_shape);

@@ -266,6 +266,22 @@ class AveragePoolPrepared : public PreparedNode {
     // float formula (ort_average_pool below; docs/semantics.md §22.2).
     ort_ = sys.style == OpStyle::kFloat && sys.preset.name.compare(0, 11, "onnxruntime") == 0 &&
            act_ == Activation::kNone;
+    // The fused kernel (preset onnxruntime) adds the zero point in float before rounding; an
+    // unfused QDQ group (onnxruntime-qdq-float) quantizes with MlasQuantizeLinear, after it.
+    ort_zero_point_inside_ = ort_ && sys.preset.name == "onnxruntime";
+    count_include_pad_ = o.count_include_pad;
+    if (ort_ && !ort_zero_point_inside_ && *tap_counts(shape_, window_).begin() < window_.filter_h * window_.filter_w) {
+      // Measured: ORT's float AveragePool (MLAS) differs from the float formula below on windows
+      // that reach into the padding (13 and 22 of 2,064 int8 / uint8 elements); not identified.
+      node_error(g, n, fmt::format("an unfused QDQ AveragePool whose windows reach into the padding is not reproduced "
+                                   "under {} (ONNX Runtime's float AveragePool kernel differs there); allowed: VALID "
+                                   "windows, or a profile under which ONNX Runtime fuses the group (ort-cpu)",
+                                   sys.name));
+    }
+    if (count_include_pad_ && !ort_zero_point_inside_) {
+      node_error(g, n, fmt::format("count_include_pad 1 under {}; allowed: 0 (only ONNX Runtime's QLinearAveragePool "
+                                   "arithmetic, preset onnxruntime, divides by the whole window)", sys.name));
+    }
     try {
       output_ = activation_output_params(act_, ClampDerivation::kTflite, out_q_.scale, out_q_.zero_point,
                                          type_ == DType::kInt8 ? OutputType::kInt8 : OutputType::kUint8);
@@ -306,10 +322,14 @@ class AveragePoolPrepared : public PreparedNode {
     std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
     if (ort_) {
       l.push_back(fmt::format("ONNX Runtime QLinearAveragePool, {}: x_f = float({:a} * (x - {})); s = float32 sum "
-                              "of x_f over the in-image taps, row by row; y = clamp(RNE((s / n) / {:a}) + {}); n in "
-                              "{{{}}}",
-                              pool_text(window_, act_), in_q_.scale, in_q_.zero_point, out_q_.scale,
-                              out_q_.zero_point, fmt::join(taps_, ", ")));
+                              "of x_f over the in-image taps, row by row; y = clamp({}); n {}",
+                              pool_text(window_, act_), in_q_.scale, in_q_.zero_point,
+                              ort_zero_point_inside_
+                                  ? fmt::format("RNE(float((s / n) / {:a}) + {})", out_q_.scale, out_q_.zero_point)
+                                  : fmt::format("RNE((s / n) / {:a}) + {}", out_q_.scale, out_q_.zero_point),
+                              count_include_pad_ ? fmt::format("= {} (count_include_pad: the whole window)",
+                                                               window_.filter_h * window_.filter_w)
+                                                 : fmt::format("in {{{}}} (the in-image taps)", fmt::join(taps_, ", "))));
       return l;
     }
     if (!note_.empty()) l.push_back(note_);
@@ -344,11 +364,17 @@ class AveragePoolPrepared : public PreparedNode {
   }
 
  private:
-  /// QLinearAveragePool as ONNX Runtime's CPU kernel computes it
-  /// (onnxruntime/contrib_ops/cpu/quantization/qlinear_pool.cc, count_include_pad 0): each input
-  /// dequantized to float32, the in-image taps summed in float32 in row order (h, then w), the sum
-  /// divided by their count, and quantized: round half to even of (mean / y_scale), plus the zero
-  /// point, saturated.
+  /// QLinearAveragePool as ONNX Runtime's CPU kernel computes it (the scalar reference; source
+  /// onnxruntime/contrib_ops/cpu/quantization/qlinear_pool.cc, QLinearPoolNhwc2DTask /
+  /// QLinearPool2DTask and quantize_value): each input dequantized to float32,
+  /// x_f = float(x_scale * float(x - x_zp)); the in-image taps summed in float32 in row order (h, then
+  /// w); the sum divided by n, the in-image tap count (count_include_pad 0) or kh * kw (1); then
+  ///   fused kernel:     y = saturate(int32(nearbyintf(float(mean / y_scale) + float(y_zp))))
+  ///   unfused QDQ group: y = saturate(nearbyintf(mean / y_scale) + y_zp)
+  /// with nearbyintf rounding half to even. The zero point inside the rounding is what separates
+  /// the two: float(v + y_zp) rounds v to the ulp of |v + y_zp| first (uint8's y_zp near 128 moves a
+  /// value within 2^-17 of a half onto it). Measured bit-exact against ONNX Runtime 1.30
+  /// (docs/semantics.md §22.2).
   template <class T>
   void ort_average_pool(const T* x, T* y) const {
     const ResolvedWindow r = reference::detail::resolve_pool(window_, shape_);
@@ -365,7 +391,8 @@ class AveragePoolPrepared : public PreparedNode {
           const std::ptrdiff_t w1 = std::min<std::ptrdiff_t>(w0 + static_cast<std::ptrdiff_t>(window_.filter_w),
                                                              static_cast<std::ptrdiff_t>(shape_.w));
           const std::ptrdiff_t hs = std::max<std::ptrdiff_t>(h0, 0), ws = std::max<std::ptrdiff_t>(w0, 0);
-          const auto count = static_cast<float>((h1 - hs) * (w1 - ws));
+          const auto count = static_cast<float>(count_include_pad_ ? window_.filter_h * window_.filter_w
+                                                                   : static_cast<std::size_t>((h1 - hs) * (w1 - ws)));
           for (std::size_t c = 0; c < shape_.c; ++c) {
             float sum = 0.0f;
             for (std::ptrdiff_t h = hs; h < h1; ++h) {
@@ -376,7 +403,15 @@ class AveragePoolPrepared : public PreparedNode {
               }
             }
             const float mean = sum / count;
-            const std::int64_t q = static_cast<std::int64_t>(std::nearbyint(mean / out_q_.scale)) + out_q_.zero_point;
+            std::int64_t q = 0;
+            if (ort_zero_point_inside_) {
+              // float + zero point, then nearbyintf and a truncating int32 conversion (x86 cvttss2si:
+              // a value outside int32 becomes INT32_MIN, which then saturates to the type's minimum).
+              const float r = std::nearbyint(mean / out_q_.scale + static_cast<float>(out_q_.zero_point));
+              q = r >= -2147483648.0f && r < 2147483648.0f ? static_cast<std::int64_t>(r) : std::numeric_limits<std::int32_t>::min();
+            } else {
+              q = static_cast<std::int64_t>(std::nearbyint(mean / out_q_.scale)) + out_q_.zero_point;
+            }
             y[k++] = static_cast<T>(q < lo ? lo : (q > hi ? hi : q));
           }
         }
@@ -388,6 +423,8 @@ class AveragePoolPrepared : public PreparedNode {
   int in_, out_;
   DType type_{};
   bool ort_ = false;
+  bool ort_zero_point_inside_ = false;
+  bool count_include_pad_ = false;
   Shape4 shape_;
   reference::PoolWindow window_;
   Activation act_ = Activation::kNone;

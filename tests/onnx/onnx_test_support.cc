@@ -1,0 +1,80 @@
+#include "onnx_test_support.h"
+
+#include <algorithm>
+
+#include "model/node_map.h"
+#include "model/onnx/onnx_reader.h"
+#include "model/runner.h"
+#include "onnx_builder.h"
+#include "tool_error.h"
+
+namespace qparity_test {
+
+using qparity::cli::DType;
+using qparity::cli::Tensor;
+
+Tensor random_tensor(std::mt19937& rng, DType dtype, std::vector<std::size_t> shape, std::int64_t lo, std::int64_t hi) {
+  Tensor t = qparity::cli::make_tensor(dtype, std::move(shape));
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  for (std::size_t i = 0; i < t.elements(); ++i) t.set_integer(i, d(rng));
+  return t;
+}
+
+std::vector<float> spread_scales(std::mt19937& rng, float base, std::size_t n) {
+  std::uniform_real_distribution<float> d(0.5f, 1.5f);
+  std::vector<float> out(n);
+  for (float& s : out) s = base * d(rng);
+  return out;
+}
+
+std::string read_error(const std::vector<std::uint8_t>& bytes) {
+  try {
+    qparity::model::read_onnx(bytes, "m.onnx");
+  } catch (const qparity::cli::ToolError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string read_error(const OnnxBuilder& b) {
+  return read_error(b.bytes());
+}
+
+std::vector<Tensor> run_qparity(const qparity::model::Graph& g, const std::vector<Tensor>& inputs,
+                                const std::string& profile) {
+  using namespace qparity::model;
+  Runner runner(g, resolve_node_map(parse_node_map(profile, "profile"), g, "profile"));
+  runner.run(inputs);
+  return runner.outputs();
+}
+
+std::string run_error(const qparity::model::Graph& g, const std::vector<Tensor>& inputs, const std::string& profile) {
+  try {
+    run_qparity(g, inputs, profile);
+  } catch (const qparity::cli::ToolError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first) {
+  if (ort.dtype != ours.dtype || ort.shape != ours.shape) {
+    *first = std::string("dtype/shape differ: ORT ") + qparity::cli::to_string(ort.dtype) + " " +
+             qparity::cli::shape_text(ort.shape) + ", qparity " + qparity::cli::to_string(ours.dtype) + " " +
+             qparity::cli::shape_text(ours.shape);
+    return std::max(ort.elements(), ours.elements());
+  }
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < ort.elements(); ++i) {
+    if (ort.integer_at(i) != ours.integer_at(i)) {
+      if (n == 0) {
+        *first = "element " + std::to_string(i) + ": ORT " + std::to_string(ort.integer_at(i)) + ", qparity " +
+                 std::to_string(ours.integer_at(i));
+      }
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace qparity_test
