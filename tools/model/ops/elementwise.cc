@@ -388,7 +388,15 @@ class ElementwisePrepared : public PreparedNode {
     const std::size_t total = reference::shape_elements(shape);
     auto one = [&](T a, T b) { return lut_.empty() ? element<T>(a, b) : from_lut<T>(a, b); };
     if (reference::shape_elements(shape1_) == total && reference::shape_elements(shape2_) == total) {
-      for (std::size_t i = 0; i < total; ++i) y[i] = one(x1[i], x2[i]);  // same shapes: no walk
+      if (!lut_.empty()) {  // same shapes: no walk, the table's index from the two raw bytes
+        const std::uint8_t* t = lut_.data();
+        const auto* u1 = reinterpret_cast<const std::uint8_t*>(x1);
+        const auto* u2 = reinterpret_cast<const std::uint8_t*>(x2);
+        auto* uy = reinterpret_cast<std::uint8_t*>(y);
+        for (std::size_t i = 0; i < total; ++i) uy[i] = t[static_cast<std::size_t>(u1[i]) << 8 | u2[i]];
+        return;
+      }
+      for (std::size_t i = 0; i < total; ++i) y[i] = element<T>(x1[i], x2[i]);
       return;
     }
     std::size_t j1 = 0, j2 = 0;
