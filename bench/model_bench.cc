@@ -10,6 +10,15 @@
 // Rows: model/<model>/<profile>/whole, model/<model>/<profile>/kernels (the conv / depthwise / FC
 // nodes only, run_node on the same tensors), litertjs/<model> (median of --time runs, manual time;
 // skipped with a message when node or the npm packages are missing).
+//
+// ONNX (issue 16 "Speed"): the zoo's MobileNet v2 (operator form, int8) and ResNet-18 (QDQ form,
+// uint8 and int8 activations) at 224x224, written by qparity's ONNX writer and read back by its
+// reader: onnx/<model>/<profile>/whole (qparity's graph runner, one thread: it has no threaded
+// mode), onnx/<model>/ort-cpu/op/<OP> (the nodes of one op kind, run_node, the median over 5 runs
+// of their summed time: where the time goes), and ort/<model>/threads:<N> (onnxruntime-node on the
+// same model bytes and input, graph optimization level all, intra_op_num_threads N, the median of
+// 20 runs after a warm-up; manual time). The int8 QDQ ResNet-18 runs its convolutions in float32
+// under ort-cpu (as ORT does): only ort-cpu, one iteration, for that one.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -20,7 +29,13 @@
 #include <string>
 #include <vector>
 
+#include <algorithm>
+#include <chrono>
+#include <map>
+
 #include "model/node_map.h"
+#include "model/onnx/onnx_reader.h"
+#include "model/onnx/onnx_writer.h"
 #include "model/runner.h"
 #include "model/tflite/tflite_writer.h"
 #include "model/zoo.h"
@@ -55,6 +70,107 @@ const std::vector<Bench>& benches() {
     return out;
   }();
   return b;
+}
+
+struct OnnxBench {
+  std::string name;
+  std::vector<std::uint8_t> bytes;  // the .onnx file
+  Graph graph;                      // read back from it
+  qparity::cli::Tensor input;       // NCHW
+  bool float_convs = false;         // int8 QDQ: ORT (and ort-cpu) run the convolutions in float32
+};
+
+const std::vector<OnnxBench>& onnx_benches() {
+  static const std::vector<OnnxBench> b = [] {
+    std::vector<OnnxBench> out;
+    ZooOptions zo;
+    zo.seed = 11;
+    zo.softmax = false;
+    auto add = [&](const std::string& name, const Graph& g, OnnxForm form, qparity::cli::DType act) {
+      OnnxWriteOptions wo;
+      wo.form = form;
+      wo.activations = act;
+      OnnxBench e;
+      e.name = name;
+      e.bytes = write_onnx(g, wo);
+      e.graph = read_onnx(e.bytes, name);
+      e.input = qparity::cli::generate_tensor(act, {1, 3, 224, 224}, 5, act == qparity::cli::DType::kUint8 ? 0 : -128,
+                                              act == qparity::cli::DType::kUint8 ? 255 : 127);
+      e.float_convs = form == OnnxForm::kQdq && act == qparity::cli::DType::kInt8;
+      out.push_back(std::move(e));
+    };
+    const Graph mnv2 = mobilenet_v2(zo);
+    const Graph r18 = resnet18(zo);
+    add("mnv2_224_qlinear_s8", mnv2, OnnxForm::kQLinear, qparity::cli::DType::kInt8);
+    add("resnet18_224_qdq_u8", r18, OnnxForm::kQdq, qparity::cli::DType::kUint8);
+    add("resnet18_224_qdq_s8", r18, OnnxForm::kQdq, qparity::cli::DType::kInt8);
+    return out;
+  }();
+  return b;
+}
+
+void onnx_row(benchmark::State& state, const OnnxBench* b, std::string profile) {
+  Runner r(b->graph, resolve_node_map(parse_node_map(profile, "profile"), b->graph, "profile"));
+  for (auto _ : state) {
+    r.run({b->input});
+    benchmark::DoNotOptimize(r.value(b->graph.outputs[0]).bytes.data());
+  }
+}
+
+// The summed time of the nodes of one op kind, the median of 5 runs of every node (run_node, in
+// graph order; manual time). Measured once per model and profile, for all its op kinds together.
+void onnx_op_row(benchmark::State& state, const OnnxBench* b, std::string profile, OpKind kind) {
+  static std::map<std::string, std::map<OpKind, double>> medians;
+  const std::string key = b->name + "/" + profile;
+  if (medians.count(key) == 0) {
+    Runner r(b->graph, resolve_node_map(parse_node_map(profile, "profile"), b->graph, "profile"));
+    r.run({b->input});
+    std::map<OpKind, std::vector<double>> runs;
+    for (int k = 0; k < 5; ++k) {
+      std::map<OpKind, double> total;
+      for (std::size_t i = 0; i < b->graph.nodes.size(); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        r.run_node(i);
+        total[b->graph.nodes[i].op] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      for (const auto& [op, t] : total) runs[op].push_back(t);
+    }
+    for (auto& [op, v] : runs) {
+      std::sort(v.begin(), v.end());
+      medians[key][op] = v[v.size() / 2];
+    }
+  }
+  const double t = medians[key][kind];
+  for (auto _ : state) state.SetIterationTime(t);
+}
+
+void ort_row(benchmark::State& state, const OnnxBench* b, int threads) {
+  const std::string dir = QPARITY_JS_ORACLE_DIR;
+  const std::string work = "/tmp/qparity_model_bench_ort_" + std::to_string(::getpid());
+  std::string cmd = "mkdir -p " + work;
+  if (std::system(cmd.c_str()) != 0) {
+    state.SkipWithError("cannot create a scratch directory");
+    return;
+  }
+  std::FILE* f = std::fopen((work + "/m.onnx").c_str(), "wb");
+  std::fwrite(b->bytes.data(), 1, b->bytes.size(), f);
+  std::fclose(f);
+  qparity::cli::write_npy(work + "/in.npy", b->input);
+  cmd = "node " + dir + "/run_onnx.cjs --opt all --threads " + std::to_string(threads) + " --time 20 " + work +
+        "/m.onnx " + work + "/out " + work + "/in.npy 2>/dev/null";
+  double median_us = -1;
+  if (std::FILE* p = ::popen(cmd.c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, p)) std::sscanf(line, "median_us %lf", &median_us);
+    ::pclose(p);
+  }
+  cmd = "rm -rf " + work;
+  (void)std::system(cmd.c_str());
+  if (median_us < 0) {
+    state.SkipWithError("onnxruntime-node did not run (node, or npm ci --ignore-scripts in tests/oracles/js)");
+    return;
+  }
+  for (auto _ : state) state.SetIterationTime(median_us * 1e-6);
 }
 
 bool is_kernel(OpKind k) {
@@ -118,6 +234,34 @@ int register_rows() {
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
+  }
+  for (const OnnxBench& b : onnx_benches()) {
+    for (int threads : {1, 2}) {
+      benchmark::RegisterBenchmark(("ort/" + b.name + "/threads:" + std::to_string(threads)).c_str(), ort_row, &b,
+                                   threads)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
+    const std::vector<std::string> profiles =
+        b.float_convs ? std::vector<std::string>{"ort-cpu"}
+                      : std::vector<std::string>{"ort-cpu", "ort-cpu-unfused", "tflite-xnnpack-x86", "tflite-reference"};
+    for (const std::string& profile : profiles) {
+      auto* row = benchmark::RegisterBenchmark(("onnx/" + b.name + "/" + profile + "/whole").c_str(), onnx_row, &b,
+                                               profile)
+                      ->Unit(benchmark::kMicrosecond);
+      if (b.float_convs) row->Iterations(1);
+    }
+    std::map<OpKind, int> kinds;
+    for (const Node& n : b.graph.nodes) ++kinds[n.op];
+    for (const auto& [kind, count] : kinds) {
+      benchmark::RegisterBenchmark(
+          ("onnx/" + b.name + "/ort-cpu/op/" + to_string(kind) + "/nodes:" + std::to_string(count)).c_str(),
+          onnx_op_row, &b, std::string("ort-cpu"), kind)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
   return 0;
 }

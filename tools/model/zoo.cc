@@ -207,7 +207,7 @@ Graph mobilenet_v2(const ZooOptions& opt) {
   x = z.conv(x, OpKind::kConv2D, 1280, 1, 1, Activation::kRelu6, "head");
   x = z.global_mean(x, "pool");
   x = z.conv(x, OpKind::kFullyConnected, opt.classes, 1, 1, Activation::kNone, "logits");
-  x = z.softmax(x, "probabilities");
+  if (opt.softmax) x = z.softmax(x, "probabilities");
   return z.finish(x);
 }
 
@@ -221,6 +221,28 @@ Graph resnet_blocks(const ZooOptions& opt, std::size_t blocks, std::size_t width
     Act h = z.conv(x, OpKind::kConv2D, width, 3, 1, Activation::kRelu, p + "/conv1");
     h = z.conv(h, OpKind::kConv2D, width, 3, 1, Activation::kNone, p + "/conv2");
     x = z.add(x, h, Activation::kRelu, p + "/add");
+  }
+  x = z.global_mean(x, "pool");
+  x = z.conv(x, OpKind::kFullyConnected, opt.classes, 1, 1, Activation::kNone, "logits");
+  return z.finish(x);
+}
+
+Graph resnet18(const ZooOptions& opt) {
+  Zoo z(opt.seed, "resnet18");
+  Act x = z.input(opt.input_size);
+  x = z.conv(x, OpKind::kConv2D, 64, 7, 2, Activation::kRelu, "stem");
+  x = z.max_pool(x, 3, 2, "stem/pool");
+  const std::size_t widths[] = {64, 128, 256, 512};
+  for (std::size_t s = 0; s < 4; ++s) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::string p = "stage" + std::to_string(s + 1) + "/block" + std::to_string(i);
+      const std::size_t stride = s > 0 && i == 0 ? 2 : 1;
+      Act h = z.conv(x, OpKind::kConv2D, widths[s], 3, stride, Activation::kRelu, p + "/conv1");
+      h = z.conv(h, OpKind::kConv2D, widths[s], 3, 1, Activation::kNone, p + "/conv2");
+      const Act shortcut =
+          stride == 1 ? x : z.conv(x, OpKind::kConv2D, widths[s], 1, stride, Activation::kNone, p + "/downsample");
+      x = z.add(shortcut, h, Activation::kRelu, p + "/add");
+    }
   }
   x = z.global_mean(x, "pool");
   x = z.conv(x, OpKind::kFullyConnected, opt.classes, 1, 1, Activation::kNone, "logits");

@@ -91,6 +91,11 @@ int run_inspect(const InspectOptions& options);
 
 struct ExportOptions {
   std::string stack;
+  std::string zoo;               ///< a built-in synthetic model (model/zoo.h) instead of a stack
+  std::size_t input_size = 224;  ///< --zoo: H = W of the input image
+  std::uint64_t seed = 1;        ///< --zoo: the weights' seed (and the saved input's)
+  std::string format = "tflite"; ///< tflite, onnx-qlinear, onnx-qdq
+  std::string activations = "int8";  ///< ONNX formats: int8 or uint8 activations
   std::string output;
   std::string save_input;
 };

@@ -418,7 +418,9 @@ class BinaryFloat : public PreparedNode {
 };
 
 // MEAN over H and W of an NHWC tensor (ONNX GlobalAveragePool): the dequantized values summed in
-// float32 in row order, divided by their count (MLAS's average pooling over the whole image).
+// float32 in the order of MLAS's global pooling kernel (onnxruntime/core/mlas/lib/pooling.cpp
+// MlasPoolGlobalKernel with MlasReduceAddFloat32x4: four lanes, then a pairwise reduction, then the
+// tail), divided by their count.
 class GlobalAverageFloat : public PreparedNode {
  public:
   GlobalAverageFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys) {
@@ -442,10 +444,19 @@ class GlobalAverageFloat : public PreparedNode {
     Tensor& out = values[static_cast<std::size_t>(out_)];
     for (std::size_t b = 0; b < batch_; ++b) {
       for (std::size_t c = 0; c < c_; ++c) {
-        float sum = 0.0f;
-        for (std::size_t p = 0; p < hw_; ++p) {
-          sum += dequantize(in.integer_at((b * hw_ + p) * c_ + c), x_.scale(0), x_.zero_point(0));
+        auto x = [&](std::size_t p) {
+          return dequantize(in.integer_at((b * hw_ + p) * c_ + c), x_.scale(0), x_.zero_point(0));
+        };
+        // MLAS's global kernel: four lane sums over whole groups of four pixels (lane j takes the
+        // pixels p = 4i + j), reduced as (lane0 + lane2) + (lane1 + lane3), then the remaining
+        // pixels one at a time.
+        float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        std::size_t p = 0;
+        for (; p + 4 <= hw_; p += 4) {
+          for (std::size_t j = 0; j < 4; ++j) lane[j] += x(p + j);
         }
+        float sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+        for (; p < hw_; ++p) sum += x(p);
         const float mean = sum / static_cast<float>(hw_);
         out.set_integer(b * c_ + c, quantize(mean, y_.scale(0), y_.zero_point(0), out_type_));
       }
@@ -454,7 +465,7 @@ class GlobalAverageFloat : public PreparedNode {
 
   std::vector<std::string> describe() const override {
     return {fmt::format("arithmetic: {}", sys_.name),
-            "ONNX Runtime unfused QDQ GlobalAveragePool: float32 sum in row order / count",
+            "ONNX Runtime unfused QDQ GlobalAveragePool: float32 sum in MLAS's 4-lane order / count",
             "q = clamp(round_half_even(mean / y_scale) + y_zp) (float32 division)"};
   }
 

@@ -333,6 +333,13 @@ class ElementwisePrepared : public PreparedNode {
                                    float_formula_ ? "float32 formula" : reference::to_string(c.arithmetic),
                                    cli::without_library_prefix(e.what())));
     }
+    if (float_formula_ && engine_ == Engine::kFast) {
+      if (type_ == DType::kUint8) {
+        build_lut<std::uint8_t>();
+      } else {
+        build_lut<std::int8_t>();
+      }
+    }
   }
 
   void run(std::vector<Tensor>& values) const override {
@@ -400,23 +407,59 @@ class ElementwisePrepared : public PreparedNode {
   /// (the header has no float32 variant to hand the walk to).
   template <class T>
   void run_float(const T* x1, const T* x2, T* y) const {
-    const float ratio = mlas_ratio();
-    for_each_broadcast(shape1_, shape2_, [&](std::size_t i, std::size_t j1, std::size_t j2) {
-      if (mlas_add_) {
-        y[i] = static_cast<T>(mlas_add(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]),
-                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-      } else if (mlas_mul_) {
-        y[i] = static_cast<T>(mlas_mul(static_cast<std::int32_t>(x1[j1]), static_cast<std::int32_t>(x2[j2]), ratio,
-                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-      } else {
-        const float r1 = q1_.scale * static_cast<float>(static_cast<std::int32_t>(x1[j1]) - q1_.zero_point);
-        const float r2 = q2_.scale * static_cast<float>(static_cast<std::int32_t>(x2[j2]) - q2_.zero_point);
-        const float r = op_ == ElementwiseOp::kAdd ? r1 + r2 : op_ == ElementwiseOp::kSub ? r1 - r2 : r1 * r2;
-        const std::int64_t q =
-            static_cast<std::int64_t>(detail::round_half_even_saturating(r / qo_.scale)) + qo_.zero_point;
-        y[i] = static_cast<T>(q < float_out_.qmin ? float_out_.qmin : (q > float_out_.qmax ? float_out_.qmax : q));
+    const std::size_t total = reference::shape_elements(reference::broadcast_shape(shape1_, shape2_));
+    if (reference::shape_elements(shape1_) == total && reference::shape_elements(shape2_) == total) {
+      if (!lut_.empty()) {  // same shapes: no walk, the table's index from the two raw bytes
+        const std::uint8_t* t = lut_.data();
+        const auto* u1 = reinterpret_cast<const std::uint8_t*>(x1);
+        const auto* u2 = reinterpret_cast<const std::uint8_t*>(x2);
+        auto* uy = reinterpret_cast<std::uint8_t*>(y);
+        for (std::size_t i = 0; i < total; ++i) uy[i] = t[static_cast<std::size_t>(u1[i]) << 8 | u2[i]];
+        return;
       }
+      for (std::size_t i = 0; i < total; ++i) y[i] = element<T>(x1[i], x2[i]);
+      return;
+    }
+    for_each_broadcast(shape1_, shape2_, [&](std::size_t i, std::size_t j1, std::size_t j2) {
+      y[i] = lut_.empty() ? element<T>(x1[j1], x2[j2]) : from_lut<T>(x1[j1], x2[j2]);
     });
+  }
+
+  /// One output element of the float32 formulas (MlasQLinearAdd, MlasQLinearMul or the generic
+  /// one): a function of the two 8-bit inputs only.
+  template <class T>
+  T element(T a, T b) const {
+    constexpr std::int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    if (mlas_add_) return static_cast<T>(mlas_add(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), lo, hi));
+    if (mlas_mul_) {
+      return static_cast<T>(mlas_mul(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), mlas_ratio(), lo, hi));
+    }
+    const float r1 = q1_.scale * static_cast<float>(static_cast<std::int32_t>(a) - q1_.zero_point);
+    const float r2 = q2_.scale * static_cast<float>(static_cast<std::int32_t>(b) - q2_.zero_point);
+    const float r = op_ == ElementwiseOp::kAdd ? r1 + r2 : op_ == ElementwiseOp::kSub ? r1 - r2 : r1 * r2;
+    const std::int64_t q = static_cast<std::int64_t>(detail::round_half_even_saturating(r / qo_.scale)) + qo_.zero_point;
+    return static_cast<T>(q < float_out_.qmin ? float_out_.qmin : (q > float_out_.qmax ? float_out_.qmax : q));
+  }
+
+  /// The fast engine's table of element() over all 256 x 256 input pairs (built once, when the node
+  /// is prepared): the formulas cost a division, FMAs and a rounding call per element otherwise,
+  /// which made ADD as slow as all of MobileNet v2's convolutions under ort-cpu. Exact by
+  /// construction; the reference engine keeps computing element() directly.
+  template <class T>
+  void build_lut() {
+    lut_.resize(256 * 256);
+    for (int i = 0; i < 256; ++i) {
+      for (int j = 0; j < 256; ++j) {
+        const T a = static_cast<T>(std::numeric_limits<T>::min() + i), b = static_cast<T>(std::numeric_limits<T>::min() + j);
+        lut_[static_cast<std::size_t>(static_cast<std::uint8_t>(a)) << 8 | static_cast<std::uint8_t>(b)] =
+            static_cast<std::uint8_t>(element<T>(a, b));
+      }
+    }
+  }
+
+  template <class T>
+  T from_lut(T a, T b) const {
+    return static_cast<T>(lut_[static_cast<std::size_t>(static_cast<std::uint8_t>(a)) << 8 | static_cast<std::uint8_t>(b)]);
   }
 
   /// ONNX Runtime's output ratio for QLinearMul: float(float(s1 * s2) / so), as MlasQLinearMul
@@ -471,6 +514,7 @@ class ElementwisePrepared : public PreparedNode {
   bool mlas_mul_ = false;
   bool mlas_add_ = false;
   bool scalar2_ = false;  ///< input 2 has one element (ORT's IsScalarB kernel)
+  std::vector<std::uint8_t> lut_;  ///< the float formulas' outputs by input pair (fast engine only)
   ElementwiseParams params_{};
   reference::TensorQuantization q1_{}, q2_{}, qo_{};
   OutputParams float_out_{};
