@@ -77,4 +77,25 @@ std::size_t mismatches(const Tensor& ort, const Tensor& ours, std::string* first
   return n;
 }
 
+OutputsCompared compare_outputs(const std::vector<Tensor>& ort, const std::vector<Tensor>& ours) {
+  OutputsCompared c;
+  if (ort.size() != ours.size()) {
+    c.first = "ORT has " + std::to_string(ort.size()) + " outputs, qparity " + std::to_string(ours.size());
+  }
+  for (std::size_t k = 0; k < std::max(ort.size(), ours.size()); ++k) {
+    if (k >= ort.size() || k >= ours.size()) {
+      const std::size_t n = k < ort.size() ? ort[k].elements() : ours[k].elements();
+      c.elements += n;
+      c.wrong += n;
+      continue;
+    }
+    std::string first;
+    const std::size_t bad = mismatches(ort[k], ours[k], &first);
+    if (bad != 0 && c.first.empty()) c.first = "output " + std::to_string(k) + ": " + first;
+    c.elements += ours[k].elements();
+    c.wrong += bad;
+  }
+  return c;
+}
+
 }  // namespace qparity_test

@@ -41,4 +41,14 @@ std::string run_error(const qparity::model::Graph& g, const std::vector<qparity:
 /// difference is described in *first.
 std::size_t mismatches(const qparity::cli::Tensor& ort, const qparity::cli::Tensor& ours, std::string* first);
 
+/// Every output of a model compared: elements, mismatching elements, and the first difference
+/// ("output k: ...", empty when none). Outputs that are missing on one side count as all wrong.
+struct OutputsCompared {
+  std::size_t elements = 0;
+  std::size_t wrong = 0;
+  std::string first;
+};
+OutputsCompared compare_outputs(const std::vector<qparity::cli::Tensor>& ort,
+                                const std::vector<qparity::cli::Tensor>& ours);
+
 }  // namespace qparity_test

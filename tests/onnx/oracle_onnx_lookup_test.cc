@@ -11,7 +11,6 @@
 // Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -207,43 +206,25 @@ std::vector<LookupCase> cases() {
 TEST(OnnxLookupOracle, SigmoidAndLeakyReluBitExactAtBothLevels) {
   const std::vector<LookupCase> all = cases();
   std::map<std::string, std::size_t> contrast_wrong;
+  std::vector<OrtJob> jobs;
+  for (const LookupCase& c : all) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
   for (const char* opt : {"all", "disabled"}) {
     const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
-    std::vector<OrtJob> jobs;
-    for (const LookupCase& c : all) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
-    std::string setup_error;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
-    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(setup_error.empty()) << setup_error;
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
       const LookupCase& c = all[i];
-      const OrtResult& r = results[i];
-      if (!r.ok) {
-        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
-        continue;
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      if (ours.wrong != 0) {
+        ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
       }
-      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
-      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
-      ASSERT_EQ(ours.size(), 1u);
-      ASSERT_EQ(r.outputs.size(), 1u);
-      std::string first;
-      const std::size_t bad = mismatches(r.outputs[0], ours[0], &first);
-      if (bad != 0) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << first;
-      tally(c.row, std::string("ORT opt ") + opt, profile, ours[0].elements(), bad);
-      total += ours[0].elements();
-      for (std::size_t k = 0; k < contrasts().size(); ++k) {
-        std::string f;
-        const std::size_t wrong =
-            mismatches(r.outputs[0], contrast_output(c.spec, c.model.inputs[0], contrasts()[k]), &f);
-        if (static_cast<int>(k) == c.contrast) {
-          tally(c.row, std::string("ORT opt ") + opt, contrasts()[k].name + " (contrast)", ours[0].elements(), wrong);
-          contrast_wrong[c.model.label + " / opt " + opt] += wrong;
-        }
+      tally(c.row, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
+      if (c.contrast >= 0) {
+        const Contrast& k = contrasts()[static_cast<std::size_t>(c.contrast)];
+        const std::size_t wrong = compare_outputs(ort, {contrast_output(c.spec, c.model.inputs[0], k)}).wrong;
+        tally(c.row, std::string("ORT opt ") + opt, k.name + " (contrast)", ours.elements, wrong);
+        contrast_wrong[c.model.label + " / opt " + opt] += wrong;
       }
-    }
-    std::printf("ORT opt %s: %zu models, %zu elements compared, ORT batch %.2f s\n", opt, all.size(), total, ort_s);
+      return ours.elements;
+    });
   }
   for (const auto& [row, wrong] : contrast_wrong) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT, so this comparison could not fail";
@@ -312,32 +293,18 @@ TEST(OnnxLookupOracle, SoftmaxBitExact) {
       jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
       run.push_back(&c);
     }
-    std::string setup_error;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
-    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(setup_error.empty()) << setup_error;
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < run.size(); ++i) {
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
       const SoftmaxCase& c = *run[i];
-      const OrtResult& r = results[i];
-      if (!r.ok) {
-        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
-        continue;
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      if (ours.wrong != 0) {
+        ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
       }
-      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
-      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
-      std::string first;
-      const std::size_t bad = mismatches(r.outputs[0], ours[0], &first);
-      if (bad != 0) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << first;
-      tally(c.row, std::string("ORT opt ") + opt, profile, ours[0].elements(), bad);
-      total += ours[0].elements();
-      const std::size_t wrong = mismatches(r.outputs[0], run_qparity(g, c.model.inputs, "fbgemm")[0], &first);
-      tally(c.row, std::string("ORT opt ") + opt, "fbgemm float32 softmax (contrast)", ours[0].elements(), wrong);
+      tally(c.row, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
+      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, "fbgemm")).wrong;
+      tally(c.row, std::string("ORT opt ") + opt, "fbgemm float32 softmax (contrast)", ours.elements, wrong);
       contrast_wrong[c.row.substr(c.row.size() - 2) + " softmax / opt " + opt] += wrong;
-    }
-    std::printf("ORT opt %s: %zu softmax models, %zu elements compared, ORT batch %.2f s\n", opt, run.size(), total,
-                ort_s);
+      return ours.elements;
+    });
   }
   for (const auto& [row, wrong] : contrast_wrong) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT, so this comparison could not fail";

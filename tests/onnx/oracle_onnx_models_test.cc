@@ -15,7 +15,6 @@
 // skips) without node or the npm package.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <random>
 
@@ -108,47 +107,26 @@ TEST(OnnxWholeModels, WrittenModelsReadBackToTheSourceBits) {
 TEST(OnnxWholeModels, BitExactWithOnnxRuntime) {
   const std::vector<ModelCase> all = cases();
   std::size_t contrast_wrong = 0, contrast_elements = 0;
+  std::vector<OrtJob> jobs;
+  for (const ModelCase& c : all) jobs.push_back({c.label, c.bytes, {c.input_nchw}});
   for (const char* opt : {"all", "disabled"}) {
     const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
-    std::vector<OrtJob> jobs;
-    for (const ModelCase& c : all) jobs.push_back({c.label, c.bytes, {c.input_nchw}});
-    std::string setup_error;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
-    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(setup_error.empty()) << setup_error;
-    ASSERT_EQ(results.size(), all.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const Graph& g) {
       const ModelCase& c = all[i];
-      const OrtResult& r = results[i];
-      if (!r.ok) {
-        ADD_FAILURE() << c.label << ": ORT (opt " << opt << ") failed: " << r.error;
-        continue;
-      }
-      const Graph g = read_onnx(c.bytes, c.label);
-      const std::vector<Tensor> ours = run_qparity(g, {c.input_nchw}, profile);
-      ASSERT_EQ(ours.size(), r.outputs.size()) << c.label;
-      std::size_t bad = 0, elements = 0;
-      for (std::size_t k = 0; k < ours.size(); ++k) {
-        std::string first;
-        bad += mismatches(r.outputs[k], ours[k], &first);
-        elements += ours[k].elements();
-        if (!first.empty()) ADD_FAILURE() << c.label << " (ORT opt " << opt << ") under " << profile << ": " << first;
-      }
-      tally(c.label, std::string("ORT opt ") + opt, profile, elements, bad);
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, {c.input_nchw}, profile));
+      if (ours.wrong != 0) ADD_FAILURE() << c.label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
+      tally(c.label, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
       std::printf("%s, ORT opt %s, %s: %zu elements, %zu mismatches\n", c.label.c_str(), opt, profile.c_str(),
-                  elements, bad);
+                  ours.elements, ours.wrong);
       if (c.write.form == OnnxForm::kQdq && c.write.activations == DType::kInt8) {
         // ORT runs these int8 Conv groups in float32 at both levels: the QLinear arithmetic differs.
-        const std::vector<Tensor> theirs = run_qparity(g, {c.input_nchw}, "onnxruntime");
-        std::string first;
-        const std::size_t wrong = mismatches(r.outputs[0], theirs[0], &first);
-        tally(c.label, std::string("ORT opt ") + opt, "onnxruntime (contrast)", theirs[0].elements(), wrong);
+        const std::size_t wrong = compare_outputs(ort, run_qparity(g, {c.input_nchw}, "onnxruntime")).wrong;
+        tally(c.label, std::string("ORT opt ") + opt, "onnxruntime (contrast)", ours.elements, wrong);
         contrast_wrong += wrong;
-        contrast_elements += theirs[0].elements();
+        contrast_elements += ours.elements;
       }
-    }
-    std::printf("ORT opt %s: %zu models, ORT batch %.2f s\n", opt, all.size(), ort_s);
+      return ours.elements;
+    });
   }
   EXPECT_GT(contrast_wrong, 0u) << "the int8 QDQ ResNet-18 under the onnxruntime preset agrees with ORT on all "
                                 << contrast_elements << " elements, so this comparison could not fail";

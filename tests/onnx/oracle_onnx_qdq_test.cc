@@ -8,7 +8,6 @@
 // Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <map>
 
@@ -41,51 +40,27 @@ struct QdqCase {
 // the contrast is the float32 arithmetic, else the QLinear one.
 void run_cases(const std::vector<QdqCase>& cases) {
   std::map<std::string, std::size_t> contrast_wrong, contrast_elements;
+  std::vector<OrtJob> jobs;
+  for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
   for (const char* opt : {"all", "disabled"}) {
     const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
-    std::vector<OrtJob> jobs;
-    for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
-    std::string setup_error;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
-    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(setup_error.empty()) << setup_error;
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
       const QdqCase& c = cases[i];
-      const OrtResult& r = results[i];
-      if (!r.ok) {
-        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
-        continue;
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      if (ours.wrong != 0) {
+        ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
       }
-      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
-      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
-      ASSERT_EQ(ours.size(), r.outputs.size()) << c.model.label;
-      std::size_t bad = 0, elements = 0;
-      for (std::size_t k = 0; k < ours.size(); ++k) {
-        std::string first;
-        bad += mismatches(r.outputs[k], ours[k], &first);
-        elements += ours[k].elements();
-        if (!first.empty())
-          ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << first;
-      }
-      tally(c.op, std::string("ORT opt ") + opt, profile, elements, bad);
-      total += elements;
+      tally(c.op, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
       const bool fused = std::string(opt) == "all" && (c.model.inputs[0].dtype == kU8 || c.fused_int8);
       const std::string other = fused ? "ort-cpu-unfused" : "onnxruntime";
-      const std::vector<Tensor> theirs = run_qparity(g, c.model.inputs, other);
-      std::size_t wrong = 0;
-      for (std::size_t k = 0; k < theirs.size(); ++k) {
-        std::string first;
-        wrong += mismatches(r.outputs[k], theirs[k], &first);
-      }
-      tally(c.op, std::string("ORT opt ") + opt, other + " (contrast)", elements, wrong);
+      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, other)).wrong;
+      tally(c.op, std::string("ORT opt ") + opt, other + " (contrast)", ours.elements, wrong);
       if (c.parts) {
         contrast_wrong[c.op + " / opt " + opt + " / " + other] += wrong;
-        contrast_elements[c.op + " / opt " + opt + " / " + other] += elements;
+        contrast_elements[c.op + " / opt " + opt + " / " + other] += ours.elements;
       }
-    }
-    std::printf("ORT opt %s: %zu models, %zu elements compared, ORT batch %.2f s\n", opt, cases.size(), total, ort_s);
+      return ours.elements;
+    });
   }
   for (const auto& [row, wrong] : contrast_wrong) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT on all " << contrast_elements[row]
@@ -120,31 +95,27 @@ TEST(OnnxQdqOracle, PaddedAveragePoolFusedAtLevelAll) {
   }
   std::vector<OrtJob> jobs;
   for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
-  std::string setup_error;
-  const std::vector<OrtResult> results = run_ort(jobs, "all", &setup_error);
-  ASSERT_TRUE(setup_error.empty()) << setup_error;
   std::size_t contrast_wrong = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
+  for_each_ort_result(jobs, "all", [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
     const QdqCase& c = cases[i];
-    ASSERT_TRUE(results[i].ok) << c.model.label << ": " << results[i].error;
-    const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
+    std::size_t elements = 0;
     for (const char* profile : {"ort-cpu", "fbgemm"}) {
-      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, profile);
-      std::string first;
-      const std::size_t bad = mismatches(results[i].outputs[0], ours[0], &first);
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
       const bool contrast = std::string(profile) != "ort-cpu";
       if (!contrast) {
-        EXPECT_EQ(bad, 0u) << c.model.label << ": " << first;
+        EXPECT_EQ(ours.wrong, 0u) << c.model.label << ": " << ours.first;
       }
-      contrast_wrong += contrast ? bad : 0;
-      tally(c.op, "ORT opt all", contrast ? std::string(profile) + " (contrast)" : profile, ours[0].elements(), bad);
+      contrast_wrong += contrast ? ours.wrong : 0;
+      tally(c.op, "ORT opt all", contrast ? std::string(profile) + " (contrast)" : profile, ours.elements, ours.wrong);
+      elements = ours.elements;
     }
     const std::string e = run_error(g, c.model.inputs, "ort-cpu-unfused");
     EXPECT_NE(e.find("(AVERAGE_POOL_2D 'p_node'): an unfused QDQ AveragePool whose windows reach into the padding is "
                      "not reproduced"),
               std::string::npos)
         << e;
-  }
+    return elements;
+  });
   EXPECT_GT(contrast_wrong, 0u) << "the contrast agrees with ORT everywhere: the comparison could not fail";
 }
 
@@ -180,33 +151,26 @@ TEST(OnnxQdqOracle, TransposeBitExact) {
   std::size_t npu_wrong_total = 0;
   for (const char* opt : {"all", "disabled"}) {
     const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
-    std::string setup_error;
-    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
-    ASSERT_TRUE(setup_error.empty()) << setup_error;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
       const Case& c = cases[i];
-      ASSERT_TRUE(results[i].ok) << c.model.label << ": " << results[i].error;
       const std::string row = std::string("QDQ Transpose ") + (c.model.inputs[0].dtype == kU8 ? "u8" : "s8");
-      std::string first;
-      const std::vector<Tensor> ours = run_qparity(qparity::model::read_onnx(c.model.bytes, c.model.label),
-                                                   c.model.inputs, profile);
-      const std::size_t bad = mismatches(results[i].outputs[0], ours[0], &first);
-      EXPECT_EQ(bad, 0u) << c.model.label << " (ORT opt " << opt << "): " << first;
-      tally(row, std::string("ORT opt ") + opt, profile, ours[0].elements(), bad);
-      const std::vector<Tensor> other = run_qparity(qparity::model::read_onnx(c.contrast.bytes, c.contrast.label),
-                                                    c.model.inputs, profile);
-      const std::size_t wrong = mismatches(results[i].outputs[0], other[0], &first);
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      EXPECT_EQ(ours.wrong, 0u) << c.model.label << " (ORT opt " << opt << "): " << ours.first;
+      tally(row, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
+      const std::size_t wrong =
+          compare_outputs(ort, run_qparity(qparity::model::read_onnx(c.contrast.bytes, c.contrast.label),
+                                           c.model.inputs, profile))
+              .wrong;
       EXPECT_GT(wrong, 0u) << c.contrast.label << ": another perm gave ORT's bytes, so the comparison could not fail";
-      tally(row, std::string("ORT opt ") + opt, "another perm (contrast)", ours[0].elements(), wrong);
+      tally(row, std::string("ORT opt ") + opt, "another perm (contrast)", ours.elements, wrong);
       if (c.requantizes) {
-        const std::vector<Tensor> npu = run_qparity(qparity::model::read_onnx(c.model.bytes, c.model.label),
-                                                    c.model.inputs, "npu-haz-q15-int32");
-        const std::size_t npu_wrong = mismatches(results[i].outputs[0], npu[0], &first);
+        const std::size_t npu_wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, "npu-haz-q15-int32")).wrong;
         npu_wrong_total += npu_wrong;
-        tally(row + " requantizing", std::string("ORT opt ") + opt, "npu-haz-q15-int32 (contrast)",
-              ours[0].elements(), npu_wrong);
+        tally(row + " requantizing", std::string("ORT opt ") + opt, "npu-haz-q15-int32 (contrast)", ours.elements,
+              npu_wrong);
       }
-    }
+      return ours.elements;
+    });
   }
   EXPECT_GT(npu_wrong_total, 0u) << "the NPU requantization agrees with ORT on every requantizing row";
 }

@@ -7,7 +7,6 @@
 // Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <map>
 
@@ -206,53 +205,29 @@ void run_cases(const std::vector<OrtCase>& cases) {
   const bool vnni = qparity::model::cpu_has_vnni();
   std::printf("this CPU %s VNNI: ort-cpu runs as %s\n", vnni ? "has" : "lacks", vnni ? "ort-cpu-vnni" : "ort-cpu-avx2");
   std::map<std::string, std::size_t> contrast_wrong, contrast_elements;
+  std::vector<OrtJob> jobs;
+  for (const OrtCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
   for (const char* opt : {"all", "disabled"}) {
-    std::vector<OrtJob> jobs;
-    for (const OrtCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
-    std::string setup_error;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<OrtResult> results = run_ort(jobs, opt, &setup_error);
-    const double ort_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ASSERT_TRUE(setup_error.empty()) << setup_error;
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
       const OrtCase& c = cases[i];
-      const OrtResult& r = results[i];
-      if (!r.ok) {
-        ADD_FAILURE() << c.model.label << ": ORT (opt " << opt << ") failed: " << r.error;
-        continue;
-      }
-      const qparity::model::Graph g = qparity::model::read_onnx(c.model.bytes, c.model.label);
-      const std::vector<Tensor> ours = run_qparity(g, c.model.inputs, "ort-cpu");
-      ASSERT_EQ(ours.size(), r.outputs.size()) << c.model.label;
-      std::size_t bad = 0, elements = 0;
-      for (std::size_t k = 0; k < ours.size(); ++k) {
-        std::string first;
-        bad += mismatches(r.outputs[k], ours[k], &first);
-        elements += ours[k].elements();
-        if (!first.empty()) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under ort-cpu: " << first;
-      }
-      tally(c.op, std::string("ORT opt ") + opt, "ort-cpu", elements, bad);
-      total += elements;
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, "ort-cpu"));
+      if (ours.wrong != 0) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under ort-cpu: " << ours.first;
+      tally(c.op, std::string("ORT opt ") + opt, "ort-cpu", ours.elements, ours.wrong);
       std::vector<std::string> contrasts;
       if (c.ties) contrasts.push_back(c.contrast);
       if (c.u8s8) contrasts.push_back(vnni ? "ort-cpu-avx2" : "ort-cpu-vnni");
       for (const std::string& other : contrasts) {
         const bool other_model = !c.contrast_model.empty() && other == c.contrast;
-        const std::vector<Tensor> theirs =
-            other_model ? run_qparity(qparity::model::read_onnx(c.contrast_model, c.contrast), c.model.inputs, "ort-cpu")
-                        : run_qparity(g, c.model.inputs, other);
-        std::size_t wrong = 0;
-        for (std::size_t k = 0; k < theirs.size(); ++k) {
-          std::string first;
-          wrong += mismatches(r.outputs[k], theirs[k], &first);
-        }
-        tally(c.op, std::string("ORT opt ") + opt, other + " (contrast)", elements, wrong);
-        contrast_wrong[c.op + " / " + other] += wrong;
-        contrast_elements[c.op + " / " + other] += elements;
+        const OutputsCompared theirs = compare_outputs(
+            ort, other_model
+                     ? run_qparity(qparity::model::read_onnx(c.contrast_model, c.contrast), c.model.inputs, "ort-cpu")
+                     : run_qparity(g, c.model.inputs, other));
+        tally(c.op, std::string("ORT opt ") + opt, other + " (contrast)", ours.elements, theirs.wrong);
+        contrast_wrong[c.op + " / " + other] += theirs.wrong;
+        contrast_elements[c.op + " / " + other] += ours.elements;
       }
-    }
-    std::printf("ORT opt %s: %zu models, %zu elements compared, ORT batch %.2f s\n", opt, cases.size(), total, ort_s);
+      return ours.elements;
+    });
   }
   for (const auto& [row, wrong] : contrast_wrong) {
     EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT on all " << contrast_elements[row]
