@@ -97,10 +97,7 @@ struct IntEpilogue {
     r.k = Ops::zero();  // the SSE4.1 / AVX2 flipped-bias correction; unused with vpsravq
     r.off = Ops::set1_64(kDrOffset);
     r.odd = Ops::odd_mask();
-    if (kForm == IntForm::kSignedOffset) {
-      r.c_e = Ops::add64(r.c_e, Ops::set1_64(kDrOffset));
-      r.c_o = Ops::add64(r.c_o, Ops::set1_64(kDrOffset));
-    }
+    if (kForm == IntForm::kSignedOffset) fold_dr_offset(r);
     return r;
   }
   /// The high-half mode bounds |y| below 2^31 - 2^16 (see the GEMM's EpiloguePlan::fused_saturated),
@@ -108,35 +105,12 @@ struct IntEpilogue {
   static constexpr bool kBounded = kHigh;
   QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const { return finish(core(x, r), o); }
   QPARITY_SIMD_INLINE I core(I x, const Regs& r) const {
-    if constexpr (kForm == IntForm::kSignedOffset || kForm == IntForm::kSigned) return signed_core(x, r);
-    return int_core<kForm, kPre, kHigh, false>(x, r);
-  }
-  // The signed forms (requantize_x86.h), with the sign test as a compare into a mask and a masked
-  // add, one instruction fewer per half than int_core's shift / and / add:
-  //   SR-AZ, TRUNC (signed): n is added when the product p is negative (VPMOVQ2M);
-  //   DR-AZ (signed offset): when u = p + 2^30 is, i.e. p < -2^30; 2^30 is folded into the bias
-  //   (c_e, c_o already hold c + 2^30, see regs()), two instructions fewer than adding it first.
-  // In the high-half mode the two 64-bit shifts and their combination become combine_high and
-  // one 32-bit shift.
-  QPARITY_SIMD_INLINE static I signed_core(I x, const Regs& r) {
-    if (kPre) x = Ops::shl32(x, r.l);
-    I pe = _mm512_mul_epi32(x, r.m_e);
-    I po = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), r.m_o);
-    __mmask8 ne, no;
-    if constexpr (kForm == IntForm::kSignedOffset) {
-      const I neg_off = _mm512_set1_epi64(-kDrOffset);
-      ne = _mm512_cmplt_epi64_mask(pe, neg_off);
-      no = _mm512_cmplt_epi64_mask(po, neg_off);
-    } else {
-      ne = _mm512_movepi64_mask(pe);
-      no = _mm512_movepi64_mask(po);
+    // The signed forms: requantize_x86.h's masked_signed_core (c_e, c_o hold DR-AZ's folded
+    // 2^30, see regs()).
+    if constexpr (kForm == IntForm::kSignedOffset || kForm == IntForm::kSigned) {
+      return masked_signed_core<kForm, kPre, kHigh>(x, r);
     }
-    pe = _mm512_add_epi64(pe, r.c_e);
-    po = _mm512_add_epi64(po, r.c_o);
-    pe = _mm512_mask_add_epi64(pe, ne, pe, r.n_e);
-    po = _mm512_mask_add_epi64(po, no, po, r.n_o);
-    if constexpr (kHigh) return _mm512_srav_epi32(Ops::combine_high(pe, po), r.h);
-    return Ops::combine(_mm512_srav_epi64(pe, r.s_e), _mm512_srav_epi64(po, r.s_o));
+    return int_core<kForm, kPre, kHigh, false>(x, r);
   }
 };
 

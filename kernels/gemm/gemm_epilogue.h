@@ -109,6 +109,8 @@ struct GemmEpilogueFamily {
 /// variants and 8- and 16-bit outputs only (other entries null).
 struct GemmFusedKernels {
   FusedFns (*get)(const EpilogueVariant& variant, bool saturated) = nullptr;
+  /// The same for the ISA's one-panel kernel (UkernelSet::exact_one_panel), or null: none.
+  FusedFns (*get_one_panel)(const EpilogueVariant& variant, bool saturated) = nullptr;
   std::size_t lanes = 0;  ///< columns per vector of the plans it reads (EpilogueIsa::lanes)
 };
 

@@ -270,9 +270,20 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   // K block from registers; otherwise the kernel stores the block and epilogue_fn reads it back.
   // With a clamp to Out's whole range, the saturating output stage where the plan has one.
   FusedFn<Out> fused_fn = nullptr;
+  const bool whole_range = clamps_to_whole_range<Out>(output);
   if (fused && &kernel == &d.kernel) {
-    fused_fn = clamps_to_whole_range<Out>(output) ? ep.fused_saturated.get<Out>() : nullptr;
+    fused_fn = whole_range ? ep.fused_saturated.get<Out>() : nullptr;
     if (fused_fn == nullptr) fused_fn = ep.fused.get<Out>();
+  }
+  // The last column block of the tile, when at most one panel of it is valid, runs the one-panel
+  // variant of the main kernel (PackedGemmData::one_panel): the same sums, without the padding
+  // panels' products. Decided by the column block alone, so every K block of it agrees.
+  const bool has_one_panel = &kernel == &d.kernel && d.one_panel.fn != nullptr;
+  const UkernelFn one_panel_fn = has_one_panel ? d.one_panel.fn : nullptr;
+  FusedFn<Out> one_panel_fused_fn = nullptr;
+  if (has_one_panel && fused_fn != nullptr) {
+    one_panel_fused_fn = whole_range ? ep.fused_saturated_one_panel.get<Out>() : nullptr;
+    if (one_panel_fused_fn == nullptr) one_panel_fused_fn = ep.fused_one_panel.get<Out>();
   }
 
   // One argument block for every kernel call of the tile, each call setting the fields it
@@ -294,6 +305,10 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
         ea.cols = std::min(NR, cols - jj);
         ea.chan = ep.chan.data() + (ep.per_channel ? (j0 + jj) / ep.lanes * ep.vec_bytes : 0);
       }
+      const bool one_panel = one_panel_fn != nullptr && cols - jj <= kPanelCols;
+      const UkernelFn block_fn = one_panel ? one_panel_fn : fn;
+      // (A null one-panel fused function: the kernel, then the block's separate epilogue.)
+      const FusedFn<Out> block_fused_fn = one_panel ? one_panel_fused_fn : fused_fn;
       for (std::size_t ii = 0; ii < rows_pad; ii += MR) {
         args.kgroups = kg;
         if (direct_segments) {
@@ -320,14 +335,14 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
         if (fused && last) {
           ea.acc = args.c;
           ea.rows = std::min(MR, rows - ii);
-          if (fused_fn) {
-            fused_fn(args, ea, dst + ii * ldc + jj, ldc);
+          if (block_fused_fn) {
+            block_fused_fn(args, ea, dst + ii * ldc + jj, ldc);
           } else {
-            fn(args);
+            block_fn(args);
             epilogue_fn(ea, dst + ii * ldc + jj, ldc);
           }
         } else {
-          fn(args);
+          block_fn(args);
         }
       }
     }

@@ -122,6 +122,11 @@ struct UkernelSet {
   /// connected layer, where the main kernel would compute mostly padding rows). Same packing
   /// format as `exact`; its nr must divide or be a multiple of exact's nr.
   Ukernel exact_narrow;
+  /// Optional: `exact` over one B panel (mr x 16), same packing format, arithmetic, mr and A
+  /// modes (direct_a), for a column block with at most 16 valid columns (N = 16, or the last
+  /// 1-16 columns when N is not a multiple of exact's nr), whose other panels would be padding:
+  /// MobileNet v2's 32 -> 16 projection computed half its products on zero columns.
+  Ukernel exact_one_panel;
   Ukernel pair_saturate; ///< the kDot4 pair-saturating kernel (absent on VNNI-only-fast ISAs: use
                          ///< the AVX-512BW/AVX2 one, the driver falls back by ISA)
 };

@@ -126,6 +126,10 @@ void plan_epilogue(PackedGemmData& d) {
   if (fused != nullptr && fused->lanes == isa.lanes && d.kernel.fn == ukernels_of(d.isa).exact.fn) {
     e.fused = fused->get(variant, false);
     e.fused_saturated = fused->get(variant, true);
+    if (d.one_panel.fn != nullptr && fused->get_one_panel != nullptr) {
+      e.fused_one_panel = fused->get_one_panel(variant, false);
+      e.fused_saturated_one_panel = fused->get_one_panel(variant, true);
+    }
   }
   e.lanes = isa.lanes;
   e.vec_bytes = isa.vec_bytes;
@@ -158,6 +162,13 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   if (kind != AccumulatorKind::kPairSaturating) {
     const Ukernel& narrow = ukernels_of(isa).exact_narrow;
     if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;
+    // The one-panel kernel only stands in for the exact kernel it is a variant of.
+    const UkernelSet& own = ukernels_of(isa);
+    if (own.exact_one_panel.fn != nullptr && own.exact.fn == d->kernel.fn &&
+        own.exact_one_panel.mr == d->kernel.mr && own.exact_one_panel.format == d->kernel.format &&
+        own.exact_one_panel.direct_a == d->kernel.direct_a) {
+      d->one_panel = own.exact_one_panel;
+    }
   }
   const std::size_t nr_all = d->narrow.fn ? std::max(d->kernel.nr, d->narrow.nr) : d->kernel.nr;
   d->group = d->kernel.format == PackFormat::kPairs16 ? 2 : 4;

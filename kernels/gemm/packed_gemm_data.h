@@ -32,6 +32,8 @@ struct EpiloguePlan {
   /// y + zp cannot overflow int32, which the high-half mode guarantees (|y| < 2^31 - 2^16: the
   /// product is below 2^62 and the shift at least 32); null entries otherwise.
   FusedFns fused_saturated;
+  /// fused and fused_saturated for the one-panel kernel (PackedGemmData::one_panel).
+  FusedFns fused_one_panel, fused_saturated_one_panel;
 };
 
 /// How the accumulator model is realised on top of the raw micro-kernel sums.
@@ -51,6 +53,9 @@ struct PackedGemmData {
   Isa isa = Isa::kScalar;      ///< the ISA the weights were packed for
   Ukernel kernel{};
   Ukernel narrow{};            ///< optional few-row kernel (fn == nullptr: none)
+  /// Optional: `kernel` over one panel (UkernelSet::exact_one_panel; fn == nullptr: none), for the
+  /// column blocks of `kernel`'s tiles with at most kPanelCols valid columns.
+  Ukernel one_panel{};
   std::size_t group = 4;       ///< K elements per packed group (4: kDot4/kRows64, 2: kPairs16)
   std::size_t kgroups = 0;     ///< ceil(k / group)
   std::size_t panels = 0;      ///< ceil(n / 16) rounded up to a multiple of kernel.nr / 16

@@ -52,6 +52,13 @@ constexpr std::size_t kMr = 8;
 constexpr std::size_t kPanels = 2;
 static_assert(kMr == 8 && kPanels == 2, "update the kernel name in ukernel_set()");
 
+// One-panel tile (exact_one_panel): the main kernel's 8 rows over 16 columns, for a column block
+// with at most 16 valid columns (MobileNet v2's N = 16 projection, the last 16 of N = 144), where
+// 8x32 computes a whole padding panel. 8 accumulators still cover VPDPBUSD's 4-cycle latency at
+// one per cycle on Zen 4 (two chains per pipe would be needed on CPUs with two pipes, which then
+// run this block at half their peak: still no slower than 8x32 spending half on padding).
+constexpr std::size_t kOnePanel = 1;
+
 // Narrow tile (exact_narrow, calls with M = 1: a batch-1 fully connected layer): 1 row x 64
 // columns (4 panels), K split over 2 accumulator sets (even / odd K groups) = 8 accumulators.
 //  * With one row every B byte feeds exactly one VPDPBUSD (2 ops per byte), so the loop is bound
@@ -258,24 +265,26 @@ void dot4_exact_zmm(const UkernelArgs& p) {
   dot4_exact_zmm_body<kRows, kCols16, kKSplit>(p);
 }
 
-/// FusedFn for the main kernel and one epilogue register form.
-template <class Out, class MakeVectors>
+/// FusedFn for the main kernel (kCols16 = kPanels) or the one-panel kernel (kOnePanel) and one
+/// epilogue register form.
+template <std::size_t kCols16, class Out, class MakeVectors>
 void fused(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc,
            const MakeVectors& make) {
   const auto vectors = make(block, dst, ldc);
-  dot4_exact_zmm_body<kMr, kPanels, 1>(p, &vectors, block.rows, block.cols);
+  dot4_exact_zmm_body<kMr, kCols16, 1>(p, &vectors, block.rows, block.cols);
 }
 
-template <class Out, gemm_avx512vnni_epi::IntForm kForm, bool kPre, bool kHigh, bool kSaturated = false>
+template <std::size_t kCols16, class Out, gemm_avx512vnni_epi::IntForm kForm, bool kPre, bool kHigh,
+          bool kSaturated = false>
 void fused_int(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
-  fused(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
+  fused<kCols16>(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
     return gemm_avx512vnni_epi::int_vectors<Out, kForm, kPre, kHigh, kSaturated>(a, d, l);
   });
 }
 
-template <class Out, bool kZeroPointInside>
+template <std::size_t kCols16, class Out, bool kZeroPointInside>
 void fused_float(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
-  fused(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
+  fused<kCols16>(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
     return gemm_avx512vnni_epi::float_vectors<Out, kZeroPointInside>(a, d, l);
   });
 }
@@ -300,9 +309,15 @@ UkernelSet ukernel_set() {
   s.exact_narrow = Ukernel{"avx512vnni-dot4-1x64", PackFormat::kDot4, Arithmetic::kExact,
                            kNarrowMr, kNarrowPanels * kPanelCols,
                            &dot4_exact_zmm<kNarrowMr, kNarrowPanels, kNarrowKSplit>, nullptr};
+  static_assert(kOnePanel == 1, "update the kernel name");
+  s.exact_one_panel = Ukernel{"avx512vnni-dot4-8x16", PackFormat::kDot4, Arithmetic::kExact, kMr,
+                              kOnePanel * kPanelCols, &dot4_exact_zmm<kMr, kOnePanel, 1>, nullptr,
+                              true};
   return s;  // pair_saturate absent: VPDPBUSD cannot saturate pairs (use the AVX-512BW kernel)
 }
 
+/// The fused kernels of the main (kCols16 = kPanels) or the one-panel kernel for a plan's variant.
+template <std::size_t kCols16>
 FusedFns fused_fns(const EpilogueVariant& variant, bool saturated) {
   using namespace gemm_avx512vnni;
   namespace epi = gemm_avx512vnni_epi;
@@ -317,23 +332,23 @@ FusedFns fused_fns(const EpilogueVariant& variant, bool saturated) {
         constexpr bool kPre = decltype(pre_c)::value, kHigh = decltype(high_c)::value;
         if constexpr (kHigh) {
           if (saturated) {  // int8, uint8, int16 (an int32 output's y + zp could overflow)
-            fns.to_int8 = &fused_int<std::int8_t, kForm, kPre, kHigh, true>;
-            fns.to_uint8 = &fused_int<std::uint8_t, kForm, kPre, kHigh, true>;
-            fns.to_int16 = &fused_int<std::int16_t, kForm, kPre, kHigh, true>;
+            fns.to_int8 = &fused_int<kCols16, std::int8_t, kForm, kPre, kHigh, true>;
+            fns.to_uint8 = &fused_int<kCols16, std::uint8_t, kForm, kPre, kHigh, true>;
+            fns.to_int16 = &fused_int<kCols16, std::int16_t, kForm, kPre, kHigh, true>;
             return;
           }
         }
-        fns.to_int8 = &fused_int<std::int8_t, kForm, kPre, kHigh>;
-        fns.to_uint8 = &fused_int<std::uint8_t, kForm, kPre, kHigh>;
-        fns.to_int16 = &fused_int<std::int16_t, kForm, kPre, kHigh>;
-        fns.to_int32 = &fused_int<std::int32_t, kForm, kPre, kHigh>;
+        fns.to_int8 = &fused_int<kCols16, std::int8_t, kForm, kPre, kHigh>;
+        fns.to_uint8 = &fused_int<kCols16, std::uint8_t, kForm, kPre, kHigh>;
+        fns.to_int16 = &fused_int<kCols16, std::int16_t, kForm, kPre, kHigh>;
+        fns.to_int32 = &fused_int<kCols16, std::int32_t, kForm, kPre, kHigh>;
       },
       [&fns](auto zp_inside_c) {
         constexpr bool kInside = decltype(zp_inside_c)::value;
-        fns.to_int8 = &fused_float<std::int8_t, kInside>;
-        fns.to_uint8 = &fused_float<std::uint8_t, kInside>;
-        fns.to_int16 = &fused_float<std::int16_t, kInside>;
-        fns.to_int32 = &fused_float<std::int32_t, kInside>;
+        fns.to_int8 = &fused_float<kCols16, std::int8_t, kInside>;
+        fns.to_uint8 = &fused_float<kCols16, std::uint8_t, kInside>;
+        fns.to_int16 = &fused_float<kCols16, std::int16_t, kInside>;
+        fns.to_int32 = &fused_float<kCols16, std::int32_t, kInside>;
       });
   return fns;
 }
@@ -360,7 +375,9 @@ UkernelSet evex_ymm_set() {
 
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmFusedFamily) {
-  return qparity::internal::GemmFusedKernels{&qparity::internal::fused_fns, 16};
+  using namespace qparity::internal;
+  return GemmFusedKernels{&fused_fns<gemm_avx512vnni::kPanels>, &fused_fns<gemm_avx512vnni::kOnePanel>,
+                          16};
 }
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelEvexYmmFamily) {
   return qparity::internal::evex_ymm_set();

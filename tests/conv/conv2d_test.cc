@@ -308,6 +308,33 @@ INSTANTIATE_TEST_SUITE_P(AllCores, Conv2DEdge, ::testing::ValuesIn(kAllRoundingC
                            return s;
                          });
 
+// Output channel counts whose last column block has at most 16 valid columns run the GEMM's
+// one-panel kernel where the ISA has one (UkernelSet::exact_one_panel): 16 (MobileNet v2's
+// 112x112x32 -> 16 projection, in small), 8, 17 and 48, through the 1x1 plan (A read in place,
+// K = 32 short, K = 3 odd) and the implicit GEMM (3x3: A through segment pointers when the input
+// channels are a multiple of 4, else gathered), every core, int8 and uint8 activations.
+TEST(Conv2DOnePanel, NarrowOutputChannelCountsMatchTheReference) {
+  std::mt19937 rng(16);
+  for (const RoundingCore core : kAllRoundingCores) {
+    qparity_test::for_each_supported_isa([&](Isa isa) {
+      for (const std::size_t oc : {16u, 8u, 17u, 48u}) {
+        const Conv2DGeometry geos[] = {
+            geometry(1, 7, 9, 32, oc, 1, window(1, 1, 1, 1, 1, 1, Padding::kValid)),
+            geometry(1, 6, 5, 3, oc, 1, window(1, 1, 1, 1, 1, 1, Padding::kValid)),
+            geometry(1, 6, 7, 8, oc, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
+            geometry(1, 5, 6, 3, oc, 1, window(3, 3, 2, 2, 1, 1, Padding::kSame)),
+        };
+        for (const Conv2DGeometry& g : geos) {
+          ASSERT_EQ(compare(isa, core, kInt32Accumulator,
+                            make_case<std::int8_t, std::int8_t>(rng, core, g, Fill::kRandom)), "");
+          ASSERT_EQ(compare(isa, core, kInt32Accumulator,
+                            make_case<std::uint8_t, std::uint8_t>(rng, core, g, Fill::kRandom)), "");
+        }
+      }
+    });
+  }
+}
+
 // The plan each geometry runs with, and each ISA's own GEMM kernels underneath (no silent
 // fallback to another path).
 TEST(Conv2DPlan, KernelNameSaysThePlanAndTheIsa) {

@@ -11,7 +11,8 @@
 //    kernel_sets() (a placeholder file returns none; the list says which files are done), and a
 //    set named by QPARITY_EXPECT_ISAS must be supported. Skipping silently is never a pass.
 //  * UkernelSets.Metadata: shapes and formats of the present kernels fit the contract, including
-//    the few-row exact_narrow kernel's relation to its set's exact kernel.
+//    the few-row exact_narrow and the one-panel exact_one_panel kernels' relation to their set's
+//    exact kernel.
 //  * UkernelExactness.Grid/<kernel>: kgroups from 1 to the contract's largest block (K = 65536)
 //    x operand patterns (random; random extremes; all-max/all-min products, whose sums at
 //    K = 65536 approach -2^31) x initialisations (none, col_init, row_init, both near
@@ -112,6 +113,7 @@ const std::vector<KernelUnderTest>& kernels_under_test() {
       const UkernelSet s = *set.get(set.isa);
       const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact},
                                                        {"exact_narrow", s.exact_narrow},
+                                                       {"exact_one_panel", s.exact_one_panel},
                                                        {"pair_saturate", s.pair_saturate}};
       for (const auto& slot : slots) {
         const Ukernel& k = slot.second;
@@ -445,8 +447,10 @@ TEST(UkernelSets, Metadata) {
   for (const KernelSet& set : kernel_sets()) {
     if (!supported(set)) continue;
     const UkernelSet s = *set.get(set.isa);
-    const std::pair<const char*, Ukernel> slots[] = {
-        {"exact", s.exact}, {"exact_narrow", s.exact_narrow}, {"pair_saturate", s.pair_saturate}};
+    const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact},
+                                                     {"exact_narrow", s.exact_narrow},
+                                                     {"exact_one_panel", s.exact_one_panel},
+                                                     {"pair_saturate", s.pair_saturate}};
     for (const auto& slot : slots) {
       const Ukernel& k = slot.second;
       if (k.fn == nullptr) continue;
@@ -467,6 +471,16 @@ TEST(UkernelSets, Metadata) {
         EXPECT_LT(k.mr, s.exact.mr) << "exact_narrow must be narrower than the exact kernel";
         EXPECT_TRUE(k.nr % s.exact.nr == 0 || s.exact.nr % k.nr == 0)
             << "exact_narrow nr " << k.nr << " vs exact nr " << s.exact.nr;
+      } else if (std::string(slot.first) == "exact_one_panel") {
+        // packed_gemm.cc runs it in place of the exact kernel on a tile's last column block: the
+        // same packed A (mr, format), the same A modes, one panel.
+        EXPECT_EQ(k.arithmetic, Arithmetic::kExact);
+        ASSERT_NE(s.exact.fn, nullptr) << "exact_one_panel without an exact kernel";
+        EXPECT_EQ(k.nr, kPanelCols) << "exact_one_panel covers one panel";
+        EXPECT_LT(k.nr, s.exact.nr) << "exact_one_panel must be narrower than the exact kernel";
+        EXPECT_EQ(k.mr, s.exact.mr);
+        EXPECT_EQ(k.format, s.exact.format);
+        EXPECT_EQ(k.direct_a, s.exact.direct_a);
       } else if (std::string(slot.first) == "exact") {
         EXPECT_EQ(k.arithmetic, Arithmetic::kExact);
       } else {
