@@ -38,6 +38,29 @@ float dequantize(std::int64_t q, float scale, std::int32_t zero_point) {
   return static_cast<float>(static_cast<std::int32_t>(q) - zero_point) * scale;
 }
 
+// Every element of `in` dequantized into out[0, elements): 8-bit tensors are read straight from
+// their bytes (Tensor::integer_at per element cost as much as the vector path's sums).
+void dequantize_all(const Tensor& in, float scale, std::int32_t zero_point, float* out) {
+  const std::size_t n = in.elements();
+  const std::uint8_t* bytes = in.bytes.data();
+  if (in.dtype == DType::kInt8) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = dequantize(static_cast<std::int8_t>(bytes[i]), scale, zero_point);
+  } else if (in.dtype == DType::kUint8) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = dequantize(bytes[i], scale, zero_point);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = dequantize(in.integer_at(i), scale, zero_point);
+  }
+}
+
+// out[i] = q, an 8-bit output's byte written directly (as Tensor::set_integer writes it).
+void store_integer(Tensor& out, std::size_t i, std::int64_t q) {
+  if (out.dtype == DType::kInt8 || out.dtype == DType::kUint8) {
+    out.bytes[i] = static_cast<std::uint8_t>(q);
+  } else {
+    out.set_integer(i, q);
+  }
+}
+
 // The clamp a fused activation applies to y_f (ONNX Relu, Clip(0, 6)).
 void clamp_activation(Activation a, float* y) {
   switch (a) {
@@ -236,9 +259,7 @@ class ConvFloat : public PreparedNode {
   void sums(const Tensor& in, std::vector<float>* y) const {
     // kLanePad spare floats: the depthwise vector path reads whole vectors past the last channel.
     std::vector<float> xf(in.elements() + qdq_fma::kLanePad, 0.0f);
-    for (std::size_t i = 0; i < in.elements(); ++i) {
-      xf[i] = dequantize(in.integer_at(i), x_.scale(0), x_.zero_point(0));
-    }
+    dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
     y->assign(batch_ * oh_ * ow_ * oc_, 0.0f);
     if (isa_ == qdq_fma::Isa::kNone) {
       sums_reference(xf, y->data());
@@ -257,7 +278,7 @@ class ConvFloat : public PreparedNode {
       float v = y[at];
       if (!weights_.bias.empty()) v += weights_.bias[o];
       clamp_activation(act_, &v);
-      out.set_integer(at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+      store_integer(out, at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
     }
   }
 
@@ -345,8 +366,30 @@ class ConvFloat : public PreparedNode {
     }
   }
 
-  // The vector path: runs of up to kMaxPixels output pixels whose every tap is inside the input
-  // share one call; a pixel with padded taps is a call of its own with its taps' validity.
+  // The taps of a window that fall inside the input: kernel rows [ky0, ky1) and columns [kx0, kx1)
+  // (a window's valid rows and columns are contiguous); empty when ky0 >= ky1 or kx0 >= kx1.
+  struct TapBox {
+    std::size_t ky0 = 0, ky1 = 0, kx0 = 0, kx1 = 0;
+    bool operator==(const TapBox& o) const { return ky0 == o.ky0 && ky1 == o.ky1 && kx0 == o.kx0 && kx1 == o.kx1; }
+  };
+
+  // The kernel positions [first, last + 1) whose input index origin + i * dilation is in [0, size).
+  static void valid_range(std::ptrdiff_t origin, std::size_t taps, std::size_t dilation, std::size_t size,
+                          std::size_t* lo, std::size_t* hi) {
+    *lo = taps;
+    *hi = 0;
+    for (std::size_t i = 0; i < taps; ++i) {
+      const std::ptrdiff_t at = origin + static_cast<std::ptrdiff_t>(i * dilation);
+      if (at >= 0 && at < static_cast<std::ptrdiff_t>(size)) {
+        if (*lo == taps) *lo = i;
+        *hi = i + 1;
+      }
+    }
+  }
+
+  // The vector path: runs of up to kMaxPixels consecutive output pixels of a row whose windows have
+  // the same valid taps share one call (the interior ones with every tap, the border ones with a
+  // mask of their valid taps).
   void sums_fast(const std::vector<float>& xf, float* y_out) const {
     const std::size_t k = cpg_ * kh_ * kw_;
     std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
@@ -361,17 +404,22 @@ class ConvFloat : public PreparedNode {
     blk.lanes = lanes_;
     blk.out = scratch.data();
     blk.ldo = ldw_;
-    const auto ih = static_cast<std::ptrdiff_t>(ih_), iw = static_cast<std::ptrdiff_t>(iw_);
-    const auto span_h = static_cast<std::ptrdiff_t>((kh_ - 1) * dil_h_);
-    const auto span_w = static_cast<std::ptrdiff_t>((kw_ - 1) * dil_w_);
+    const TapBox full{0, kh_, 0, kw_};
     std::size_t pixel_at[qdq_fma::kMaxPixels] = {};
     std::ptrdiff_t origin[qdq_fma::kMaxPixels] = {};
     std::size_t pending = 0;
-    // Computes the collected pixels for every group and copies their lanes to y.
-    auto flush = [&](const unsigned char* mask) {
+    TapBox box;
+    // Computes the collected pixels (all with taps `box`) for every group and copies their lanes to y.
+    auto flush = [&]() {
       if (pending == 0) return;
       blk.pixels = pending;
-      blk.valid = mask;
+      blk.valid = nullptr;
+      if (!(box == full)) {
+        for (std::size_t t = 0; t < k; ++t) {
+          valid[t] = tap_ky_[t] >= box.ky0 && tap_ky_[t] < box.ky1 && tap_kx_[t] >= box.kx0 && tap_kx_[t] < box.kx1;
+        }
+        blk.valid = valid.data();
+      }
       for (std::size_t g = 0; g < groups_; ++g) {
         const std::ptrdiff_t channel = per_lane_ ? 0 : static_cast<std::ptrdiff_t>(g * cpg_);
         for (std::size_t p = 0; p < pending; ++p) blk.base[p] = origin[p] + channel;
@@ -383,32 +431,23 @@ class ConvFloat : public PreparedNode {
       }
       pending = 0;
     };
+    const auto ih = static_cast<std::ptrdiff_t>(ih_), iw = static_cast<std::ptrdiff_t>(iw_);
     for (std::size_t b = 0; b < batch_; ++b) {
       for (std::size_t oy = 0; oy < oh_; ++oy) {
         const auto y0 = static_cast<std::ptrdiff_t>(oy * stride_h_) - static_cast<std::ptrdiff_t>(pad_top_);
-        const bool inside_h = y0 >= 0 && y0 + span_h < ih;
+        TapBox row;
+        valid_range(y0, kh_, dil_h_, ih_, &row.ky0, &row.ky1);
         for (std::size_t ox = 0; ox < ow_; ++ox) {
           const auto x0 = static_cast<std::ptrdiff_t>(ox * stride_w_) - static_cast<std::ptrdiff_t>(pad_left_);
-          const std::ptrdiff_t at = (static_cast<std::ptrdiff_t>(b) * ih + y0) * iw + x0;
-          const std::size_t pixel = (b * oh_ + oy) * ow_ + ox;
-          if (inside_h && x0 >= 0 && x0 + span_w < iw) {
-            pixel_at[pending] = pixel;
-            origin[pending] = at * static_cast<std::ptrdiff_t>(ic_);
-            if (++pending == qdq_fma::kMaxPixels) flush(nullptr);
-            continue;
-          }
-          flush(nullptr);
-          for (std::size_t t = 0; t < k; ++t) {
-            const std::ptrdiff_t y = y0 + static_cast<std::ptrdiff_t>(tap_ky_[t] * dil_h_);
-            const std::ptrdiff_t x = x0 + static_cast<std::ptrdiff_t>(tap_kx_[t] * dil_w_);
-            valid[t] = y >= 0 && x >= 0 && y < ih && x < iw ? 1 : 0;
-          }
-          pixel_at[0] = pixel;
-          origin[0] = at * static_cast<std::ptrdiff_t>(ic_);
-          pending = 1;
-          flush(valid.data());
+          TapBox here = row;
+          valid_range(x0, kw_, dil_w_, iw_, &here.kx0, &here.kx1);
+          if (pending != 0 && !(here == box)) flush();
+          box = here;
+          pixel_at[pending] = (b * oh_ + oy) * ow_ + ox;
+          origin[pending] = ((static_cast<std::ptrdiff_t>(b) * ih + y0) * iw + x0) * static_cast<std::ptrdiff_t>(ic_);
+          if (++pending == qdq_fma::kMaxPixels) flush();
         }
-        flush(nullptr);
+        flush();
       }
     }
   }
@@ -478,7 +517,7 @@ class FcFloat : public PreparedNode {
   // y_f before the activation: every output (rows x units), from the dequantized input.
   void sums(const Tensor& in, std::vector<float>* y) const {
     std::vector<float> xf(in.elements());
-    for (std::size_t i = 0; i < xf.size(); ++i) xf[i] = dequantize(in.integer_at(i), x_.scale(0), x_.zero_point(0));
+    dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
     y->assign(rows_ * units_, 0.0f);
     if (isa_ == qdq_fma::Isa::kNone) {
       sums_reference(xf, y->data());
@@ -495,7 +534,7 @@ class FcFloat : public PreparedNode {
     for (std::size_t at = 0; at < y.size(); ++at) {
       float v = y[at];
       clamp_activation(act_, &v);
-      out.set_integer(at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+      store_integer(out, at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
     }
   }
 

@@ -39,7 +39,7 @@ struct Block {
   std::ptrdiff_t base[kMaxPixels] = {};       ///< per pixel: x index its taps' offsets start from
   std::size_t pixels = 1;                     ///< 1..kMaxPixels
   const std::ptrdiff_t* offsets = nullptr;    ///< per tap k: x index offset from the pixel's base
-  const unsigned char* valid = nullptr;       ///< null: every tap; else per k (pixels must be 1)
+  const unsigned char* valid = nullptr;       ///< null: every tap; else per k, for every pixel
   bool x_per_lane = false;                    ///< lane c reads x[base + offset + c] (depthwise), not a broadcast
   const float* w = nullptr;                   ///< [k][ldw], lanes padded to kLanePad with zeros
   std::size_t ldw = 0;                        ///< a multiple of kLanePad

@@ -110,11 +110,9 @@ void tile(const Block& b, std::size_t first_pixel, std::size_t c0) {
 
 template <std::size_t P, std::size_t NV>
 void tile_of(const Block& b, std::size_t first_pixel, std::size_t c0) {
-  if constexpr (P == 1) {
-    if (b.valid != nullptr) {
-      if (b.x_per_lane) return tile<1, NV, true, true>(b, first_pixel, c0);
-      return tile<1, NV, true, false>(b, first_pixel, c0);
-    }
+  if (b.valid != nullptr) {
+    if (b.x_per_lane) return tile<P, NV, true, true>(b, first_pixel, c0);
+    return tile<P, NV, true, false>(b, first_pixel, c0);
   }
   if (b.x_per_lane) return tile<P, NV, false, true>(b, first_pixel, c0);
   tile<P, NV, false, false>(b, first_pixel, c0);
