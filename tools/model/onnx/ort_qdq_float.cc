@@ -391,6 +391,7 @@ class ConvFloat : public PreparedNode {
   // the same valid taps share one call (the interior ones with every tap, the border ones with a
   // mask of their valid taps).
   void sums_fast(const std::vector<float>& xf, float* y_out) const {
+    if (lanes_ == 0) return;  // no output channel: nothing to compute (and no empty buffer to copy)
     const std::size_t k = cpg_ * kh_ * kw_;
     std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
     std::vector<unsigned char> valid(k);
@@ -568,6 +569,7 @@ class FcFloat : public PreparedNode {
 
   // The vector path: kMaxPixels rows of A per call, every unit a lane.
   void sums_fast(const std::vector<float>& xf, float* y_out) const {
+    if (units_ == 0) return;  // no column: nothing to compute (and no empty buffer to copy)
     std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
     qdq_fma::Block blk;
     blk.x = xf.data();
