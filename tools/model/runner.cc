@@ -24,7 +24,7 @@ Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
     // ONNX Runtime's unfused QDQ groups compute in float32 (onnx/ort_qdq_float.h), not with an op's
     // own quantized kernels.
     prepared_.push_back(ort_qdq_float_handles(node, systems_[i])
-                            ? prepare_ort_qdq_float(graph, node, systems_[i])
+                            ? prepare_ort_qdq_float(graph, node, systems_[i], engine)
                             : op_of(node.op).prepare(graph, node, systems_[i], engine));
   }
   // Every tensor gets its storage once; constants keep their data, the rest are overwritten by

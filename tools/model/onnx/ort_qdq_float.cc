@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "model/onnx/qdq_fma_kernel.h"
 #include "model/ops/conv_common.h"
 #include "model/ops/elementwise.h"
 #include "tool_error.h"
@@ -35,6 +36,29 @@ Affine affine_of(const TensorDef& t) {
 // ONNX Runtime's DequantizeLinear: float(x - zero_point) * scale, one float32 rounding.
 float dequantize(std::int64_t q, float scale, std::int32_t zero_point) {
   return static_cast<float>(static_cast<std::int32_t>(q) - zero_point) * scale;
+}
+
+// Every element of `in` dequantized into out[0, elements): 8-bit tensors are read straight from
+// their bytes (Tensor::integer_at per element cost as much as the vector path's sums).
+void dequantize_all(const Tensor& in, float scale, std::int32_t zero_point, float* out) {
+  const std::size_t n = in.elements();
+  const std::uint8_t* bytes = in.bytes.data();
+  if (in.dtype == DType::kInt8) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = dequantize(static_cast<std::int8_t>(bytes[i]), scale, zero_point);
+  } else if (in.dtype == DType::kUint8) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = dequantize(bytes[i], scale, zero_point);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = dequantize(in.integer_at(i), scale, zero_point);
+  }
+}
+
+// out[i] = q, an 8-bit output's byte written directly (as Tensor::set_integer writes it).
+void store_integer(Tensor& out, std::size_t i, std::int64_t q) {
+  if (out.dtype == DType::kInt8 || out.dtype == DType::kUint8) {
+    out.bytes[i] = static_cast<std::uint8_t>(q);
+  } else {
+    out.set_integer(i, q);
+  }
 }
 
 // The clamp a fused activation applies to y_f (ONNX Relu, Clip(0, 6)).
@@ -176,7 +200,8 @@ FloatWeights float_weights(const Graph& g, const Node& n, std::size_t channel_di
 // (MlasConv: im2col in (channel, kernel row, kernel column) order, then SGEMM per group).
 class ConvFloat : public PreparedNode {
  public:
-  ConvFloat(const Graph& g, const Node& n, const System& sys, bool depthwise) : sys_(sys), depthwise_(depthwise) {
+  ConvFloat(const Graph& g, const Node& n, const System& sys, bool depthwise, qdq_fma::Isa isa)
+      : sys_(sys), depthwise_(depthwise), isa_(isa) {
     in_ = n.inputs[0];
     out_ = n.outputs[0];
     const TensorDef& in = input_def(g, n, 0);
@@ -227,13 +252,47 @@ class ConvFloat : public PreparedNode {
     const bool pointwise = k == cpg_ && stride_h_ == 1 && stride_w_ == 1 && r.pad_top == 0 && r.pad_left == 0 &&
                            r.pad_bottom == 0 && r.pad_right == 0;
     slice_ = pointwise ? mlas_k_slice(filters_per_group_, oh_ * ow_, k) : mlas_k_slice(2, oh_ * ow_, k);
+    if (isa_ != qdq_fma::Isa::kNone) pack();
+  }
+
+  // y_f before the bias: the float32 sum of every output (NHWC order), from the dequantized input.
+  void sums(const Tensor& in, std::vector<float>* y) const {
+    // kLanePad spare floats: the depthwise vector path reads whole vectors past the last channel.
+    std::vector<float> xf(in.elements() + qdq_fma::kLanePad, 0.0f);
+    dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
+    y->assign(batch_ * oh_ * ow_ * oc_, 0.0f);
+    if (isa_ == qdq_fma::Isa::kNone) {
+      sums_reference(xf, y->data());
+    } else {
+      sums_fast(xf, y->data());
+    }
   }
 
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
-    std::vector<float> xf(in.elements());
-    for (std::size_t i = 0; i < xf.size(); ++i) xf[i] = dequantize(in.integer_at(i), x_.scale(0), x_.zero_point(0));
+    std::vector<float> y;
+    sums(in, &y);
+    for (std::size_t at = 0; at < y.size(); ++at) {
+      const std::size_t o = at % oc_;
+      float v = y[at];
+      if (!weights_.bias.empty()) v += weights_.bias[o];
+      clamp_activation(act_, &v);
+      store_integer(out, at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", sys_.name),
+            "ONNX Runtime unfused QDQ: x_f = float(x - zp) * s; y_f = float32 FMAs in (channel, ky, kx) order",
+            fmt::format("{} (MLAS SGEMM; each slice from 0, then added); + bias_f; {}",
+                        slice_text(cpg_ * kh_ * kw_, slice_), activation_text(act_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+  }
+
+ private:
+  // The scalar reference: one SliceSum per output, padded taps skipped.
+  void sums_reference(const std::vector<float>& xf, float* y_out) const {
     SliceSum sum(slice_);
     std::size_t at = 0;
     for (std::size_t b = 0; b < batch_; ++b) {
@@ -262,27 +321,141 @@ class ConvFloat : public PreparedNode {
                 }
               }
             }
-            float v = sum.finish();
-            if (!weights_.bias.empty()) v += weights_.bias[o];
-            clamp_activation(act_, &v);
-            out.set_integer(at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
+            y_out[at] = sum.finish();
           }
         }
       }
     }
   }
 
-  std::vector<std::string> describe() const override {
-    return {fmt::format("arithmetic: {}", sys_.name),
-            "ONNX Runtime unfused QDQ: x_f = float(x - zp) * s; y_f = float32 FMAs in (channel, ky, kx) order",
-            fmt::format("{} (MLAS SGEMM; each slice from 0, then added); + bias_f; {}",
-                        slice_text(cpg_ * kh_ * kw_, slice_), activation_text(act_)),
-            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+  // The filter value of output channel o at tap (ci, ky, kx) of its group.
+  float filter_at(std::size_t o, std::size_t ci, std::size_t ky, std::size_t kx) const {
+    return depthwise_ ? weights_.filter[(ky * kw_ + kx) * oc_ + o] : weights_.filter[((o * kh_ + ky) * kw_ + kx) * cpg_ + ci];
   }
 
- private:
+  // The vector path's tables: the taps in K order (ci, ky, kx) with their input offsets from a
+  // window's top-left input pixel, and per group the filter as [K][lanes padded]. One channel per
+  // group (depthwise with multiplier 1): one block of all channels, each lane reading its own input
+  // channel; otherwise the lanes are a group's filters, sharing each tap's input value.
+  void pack() {
+    const std::size_t k = cpg_ * kh_ * kw_;
+    per_lane_ = cpg_ == 1 && filters_per_group_ == 1;
+    groups_ = per_lane_ ? 1 : oc_ / filters_per_group_;
+    lanes_ = per_lane_ ? oc_ : filters_per_group_;
+    ldw_ = (lanes_ + qdq_fma::kLanePad - 1) / qdq_fma::kLanePad * qdq_fma::kLanePad;
+    tap_ky_.resize(k);
+    tap_kx_.resize(k);
+    offsets_.resize(k);
+    for (std::size_t ci = 0, t = 0; ci < cpg_; ++ci) {
+      for (std::size_t ky = 0; ky < kh_; ++ky) {
+        for (std::size_t kx = 0; kx < kw_; ++kx, ++t) {
+          tap_ky_[t] = ky;
+          tap_kx_[t] = kx;
+          offsets_[t] = static_cast<std::ptrdiff_t>(((ky * dil_h_) * iw_ + kx * dil_w_) * ic_ + (per_lane_ ? 0 : ci));
+        }
+      }
+    }
+    packed_.assign(groups_ * k * ldw_, 0.0f);
+    for (std::size_t g = 0; g < groups_; ++g) {
+      for (std::size_t t = 0; t < k; ++t) {
+        const std::size_t ci = t / (kh_ * kw_);
+        for (std::size_t c = 0; c < lanes_; ++c) {
+          packed_[(g * k + t) * ldw_ + c] = filter_at(g * lanes_ + c, ci, tap_ky_[t], tap_kx_[t]);
+        }
+      }
+    }
+  }
+
+  // The taps of a window that fall inside the input: kernel rows [ky0, ky1) and columns [kx0, kx1)
+  // (a window's valid rows and columns are contiguous); empty when ky0 >= ky1 or kx0 >= kx1.
+  struct TapBox {
+    std::size_t ky0 = 0, ky1 = 0, kx0 = 0, kx1 = 0;
+    bool operator==(const TapBox& o) const { return ky0 == o.ky0 && ky1 == o.ky1 && kx0 == o.kx0 && kx1 == o.kx1; }
+  };
+
+  // The kernel positions [first, last + 1) whose input index origin + i * dilation is in [0, size).
+  static void valid_range(std::ptrdiff_t origin, std::size_t taps, std::size_t dilation, std::size_t size,
+                          std::size_t* lo, std::size_t* hi) {
+    *lo = taps;
+    *hi = 0;
+    for (std::size_t i = 0; i < taps; ++i) {
+      const std::ptrdiff_t at = origin + static_cast<std::ptrdiff_t>(i * dilation);
+      if (at >= 0 && at < static_cast<std::ptrdiff_t>(size)) {
+        if (*lo == taps) *lo = i;
+        *hi = i + 1;
+      }
+    }
+  }
+
+  // The vector path: runs of up to kMaxPixels consecutive output pixels of a row whose windows have
+  // the same valid taps share one call (the interior ones with every tap, the border ones with a
+  // mask of their valid taps).
+  void sums_fast(const std::vector<float>& xf, float* y_out) const {
+    if (lanes_ == 0) return;  // no output channel: nothing to compute (and no empty buffer to copy)
+    const std::size_t k = cpg_ * kh_ * kw_;
+    std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
+    std::vector<unsigned char> valid(k);
+    qdq_fma::Block blk;
+    blk.x = xf.data();
+    blk.offsets = offsets_.data();
+    blk.x_per_lane = per_lane_;
+    blk.ldw = ldw_;
+    blk.k = k;
+    blk.slice = slice_;
+    blk.lanes = lanes_;
+    blk.out = scratch.data();
+    blk.ldo = ldw_;
+    const TapBox full{0, kh_, 0, kw_};
+    std::size_t pixel_at[qdq_fma::kMaxPixels] = {};
+    std::ptrdiff_t origin[qdq_fma::kMaxPixels] = {};
+    std::size_t pending = 0;
+    TapBox box;
+    // Computes the collected pixels (all with taps `box`) for every group and copies their lanes to y.
+    auto flush = [&]() {
+      if (pending == 0) return;
+      blk.pixels = pending;
+      blk.valid = nullptr;
+      if (!(box == full)) {
+        for (std::size_t t = 0; t < k; ++t) {
+          valid[t] = tap_ky_[t] >= box.ky0 && tap_ky_[t] < box.ky1 && tap_kx_[t] >= box.kx0 && tap_kx_[t] < box.kx1;
+        }
+        blk.valid = valid.data();
+      }
+      for (std::size_t g = 0; g < groups_; ++g) {
+        const std::ptrdiff_t channel = per_lane_ ? 0 : static_cast<std::ptrdiff_t>(g * cpg_);
+        for (std::size_t p = 0; p < pending; ++p) blk.base[p] = origin[p] + channel;
+        blk.w = packed_.data() + g * k * ldw_;
+        qdq_fma::run(isa_, blk);
+        for (std::size_t p = 0; p < pending; ++p) {
+          std::memcpy(y_out + pixel_at[p] * oc_ + g * lanes_, scratch.data() + p * ldw_, lanes_ * sizeof(float));
+        }
+      }
+      pending = 0;
+    };
+    const auto ih = static_cast<std::ptrdiff_t>(ih_), iw = static_cast<std::ptrdiff_t>(iw_);
+    for (std::size_t b = 0; b < batch_; ++b) {
+      for (std::size_t oy = 0; oy < oh_; ++oy) {
+        const auto y0 = static_cast<std::ptrdiff_t>(oy * stride_h_) - static_cast<std::ptrdiff_t>(pad_top_);
+        TapBox row;
+        valid_range(y0, kh_, dil_h_, ih_, &row.ky0, &row.ky1);
+        for (std::size_t ox = 0; ox < ow_; ++ox) {
+          const auto x0 = static_cast<std::ptrdiff_t>(ox * stride_w_) - static_cast<std::ptrdiff_t>(pad_left_);
+          TapBox here = row;
+          valid_range(x0, kw_, dil_w_, iw_, &here.kx0, &here.kx1);
+          if (pending != 0 && !(here == box)) flush();
+          box = here;
+          pixel_at[pending] = (b * oh_ + oy) * ow_ + ox;
+          origin[pending] = ((static_cast<std::ptrdiff_t>(b) * ih + y0) * iw + x0) * static_cast<std::ptrdiff_t>(ic_);
+          if (++pending == qdq_fma::kMaxPixels) flush();
+        }
+        flush();
+      }
+    }
+  }
+
   System sys_;
   bool depthwise_;
+  qdq_fma::Isa isa_;
   int in_ = -1, out_ = -1;
   DType in_type_{}, out_type_{};
   Affine x_, y_;
@@ -291,6 +464,12 @@ class ConvFloat : public PreparedNode {
   std::size_t pad_top_ = 0, pad_left_ = 0, slice_ = 1;
   Activation act_ = Activation::kNone;
   FloatWeights weights_;
+  // The vector path's tables (pack()).
+  bool per_lane_ = false;
+  std::size_t groups_ = 1, lanes_ = 0, ldw_ = 0;
+  std::vector<std::size_t> tap_ky_, tap_kx_;
+  std::vector<std::ptrdiff_t> offsets_;
+  std::vector<float> packed_;
 };
 
 // FULLY_CONNECTED as ONNX MatMul with a constant b: y[r, j] = sum_k a_f[r, k] * b_f[k, j] (MlasGemm
@@ -298,7 +477,7 @@ class ConvFloat : public PreparedNode {
 // each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1).
 class FcFloat : public PreparedNode {
  public:
-  FcFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys) {
+  FcFloat(const Graph& g, const Node& n, const System& sys, qdq_fma::Isa isa) : sys_(sys), isa_(isa) {
     in_ = n.inputs[0];
     out_ = n.outputs[0];
     const TensorDef& in = input_def(g, n, 0);
@@ -320,27 +499,43 @@ class FcFloat : public PreparedNode {
                  "a Gemm with one row of A is not reproduced under the unfused-QDQ arithmetic (MLAS's single-row "
                  "transposed kernel sums in another order); allowed: two or more rows, or a fused profile (ort-cpu)");
     }
+    if (isa_ != qdq_fma::Isa::kNone) {
+      // The vector path's filter as [K][units padded] and, with a bias, the starting values.
+      ldw_ = (units_ + qdq_fma::kLanePad - 1) / qdq_fma::kLanePad * qdq_fma::kLanePad;
+      packed_.assign(depth_ * ldw_, 0.0f);
+      for (std::size_t j = 0; j < units_; ++j) {
+        for (std::size_t k = 0; k < depth_; ++k) packed_[k * ldw_ + j] = weights_.filter[j * depth_ + k];
+      }
+      if (!weights_.bias.empty()) {
+        start_.assign(ldw_, 0.0f);
+        std::copy(weights_.bias.begin(), weights_.bias.end(), start_.begin());
+      }
+      offsets_.resize(depth_);
+      for (std::size_t k = 0; k < depth_; ++k) offsets_[k] = static_cast<std::ptrdiff_t>(k);
+    }
+  }
+
+  // y_f before the activation: every output (rows x units), from the dequantized input.
+  void sums(const Tensor& in, std::vector<float>* y) const {
+    std::vector<float> xf(in.elements());
+    dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
+    y->assign(rows_ * units_, 0.0f);
+    if (isa_ == qdq_fma::Isa::kNone) {
+      sums_reference(xf, y->data());
+    } else {
+      sums_fast(xf, y->data());
+    }
   }
 
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
-    SliceSum sum(slice_);
-    for (std::size_t r = 0; r < rows_; ++r) {
-      for (std::size_t j = 0; j < units_; ++j) {
-        if (weights_.bias.empty()) {
-          sum.start();
-        } else {
-          sum.start_from(weights_.bias[j]);
-        }
-        for (std::size_t k = 0; k < depth_; ++k) {
-          sum.add(dequantize(in.integer_at(r * depth_ + k), x_.scale(0), x_.zero_point(0)),
-                  weights_.filter[j * depth_ + k]);
-        }
-        float v = sum.finish();
-        clamp_activation(act_, &v);
-        out.set_integer(r * units_ + j, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
-      }
+    std::vector<float> y;
+    sums(in, &y);
+    for (std::size_t at = 0; at < y.size(); ++at) {
+      float v = y[at];
+      clamp_activation(act_, &v);
+      store_integer(out, at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
     }
   }
 
@@ -354,13 +549,61 @@ class FcFloat : public PreparedNode {
   }
 
  private:
+  // The scalar reference: one SliceSum per output.
+  void sums_reference(const std::vector<float>& xf, float* y_out) const {
+    SliceSum sum(slice_);
+    for (std::size_t r = 0; r < rows_; ++r) {
+      for (std::size_t j = 0; j < units_; ++j) {
+        if (weights_.bias.empty()) {
+          sum.start();
+        } else {
+          sum.start_from(weights_.bias[j]);
+        }
+        for (std::size_t k = 0; k < depth_; ++k) {
+          sum.add(xf[r * depth_ + k], weights_.filter[j * depth_ + k]);
+        }
+        y_out[r * units_ + j] = sum.finish();
+      }
+    }
+  }
+
+  // The vector path: kMaxPixels rows of A per call, every unit a lane.
+  void sums_fast(const std::vector<float>& xf, float* y_out) const {
+    if (units_ == 0) return;  // no column: nothing to compute (and no empty buffer to copy)
+    std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
+    qdq_fma::Block blk;
+    blk.x = xf.data();
+    blk.offsets = offsets_.data();
+    blk.w = packed_.data();
+    blk.ldw = ldw_;
+    blk.k = depth_;
+    blk.slice = slice_;
+    blk.lanes = units_;
+    blk.start = start_.empty() ? nullptr : start_.data();
+    blk.out = scratch.data();
+    blk.ldo = ldw_;
+    for (std::size_t r0 = 0; r0 < rows_; r0 += qdq_fma::kMaxPixels) {
+      blk.pixels = std::min(qdq_fma::kMaxPixels, rows_ - r0);
+      for (std::size_t p = 0; p < blk.pixels; ++p) blk.base[p] = static_cast<std::ptrdiff_t>((r0 + p) * depth_);
+      qdq_fma::run(isa_, blk);
+      for (std::size_t p = 0; p < blk.pixels; ++p) {
+        std::memcpy(y_out + (r0 + p) * units_, scratch.data() + p * ldw_, units_ * sizeof(float));
+      }
+    }
+  }
+
   System sys_;
+  qdq_fma::Isa isa_;
   int in_ = -1, out_ = -1;
   DType out_type_{};
   Affine x_, y_;
   std::size_t units_ = 0, depth_ = 0, rows_ = 0, slice_ = 1;
   Activation act_ = Activation::kNone;
   FloatWeights weights_;
+  // The vector path's tables.
+  std::size_t ldw_ = 0;
+  std::vector<float> packed_, start_;
+  std::vector<std::ptrdiff_t> offsets_;
 };
 
 // ADD / MUL of two tensors of one shape, or of a tensor and a one-element constant: ONNX Runtime's
@@ -486,14 +729,30 @@ bool ort_qdq_float_handles(const Node& node, const System& system) {
           k == OpKind::kMul || k == OpKind::kMean);
 }
 
-std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system) {
+std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system,
+                                                    Engine engine) {
   const OpKind k = node.op;
-  if (k == OpKind::kConv2D) return std::make_unique<ConvFloat>(graph, node, system, false);
-  if (k == OpKind::kDepthwiseConv2D) return std::make_unique<ConvFloat>(graph, node, system, true);
-  if (k == OpKind::kFullyConnected) return std::make_unique<FcFloat>(graph, node, system);
+  const qdq_fma::Isa isa = engine == Engine::kFast ? qdq_fma::best_isa() : qdq_fma::Isa::kNone;
+  if (k == OpKind::kConv2D) return std::make_unique<ConvFloat>(graph, node, system, false, isa);
+  if (k == OpKind::kDepthwiseConv2D) return std::make_unique<ConvFloat>(graph, node, system, true, isa);
+  if (k == OpKind::kFullyConnected) return std::make_unique<FcFloat>(graph, node, system, isa);
   if (k == OpKind::kAdd || k == OpKind::kMul) return std::make_unique<BinaryFloat>(graph, node, system);
   if (k == OpKind::kMean) return std::make_unique<GlobalAverageFloat>(graph, node, system);
   node_error(graph, node, "the unfused-QDQ arithmetic does not compute this op");
+}
+
+std::vector<float> ort_qdq_float_sums(const Graph& graph, const Node& node, const System& system, qdq_fma::Isa isa,
+                                      const Tensor& input) {
+  if (!qdq_fma::isa_available(isa)) node_error(graph, node, "the vector path asked for is not available here");
+  std::vector<float> y;
+  if (node.op == OpKind::kConv2D || node.op == OpKind::kDepthwiseConv2D) {
+    ConvFloat(graph, node, system, node.op == OpKind::kDepthwiseConv2D, isa).sums(input, &y);
+  } else if (node.op == OpKind::kFullyConnected) {
+    FcFloat(graph, node, system, isa).sums(input, &y);
+  } else {
+    node_error(graph, node, "y_f is computed for CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED only");
+  }
+  return y;
 }
 
 }  // namespace qparity::model

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
+#include "model/onnx/qdq_fma_kernel.h"
 #include "model/op.h"
 
 namespace qparity::model {
@@ -29,7 +31,18 @@ inline constexpr const char* kOrtQdqFloatPreset = "onnxruntime-qdq-float";
 /// data movement: docs/semantics.md §22.5).
 bool ort_qdq_float_handles(const Node& node, const System& system);
 
-/// Prepares such a node. Throws cli::ToolError naming the node when it cannot be represented.
-std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system);
+/// Prepares such a node. Engine::kFast sums Conv / MatMul with the CPU's widest vector path
+/// (qdq_fma_kernel.h: the same FMAs per output, lanes across output channels) where there is one;
+/// Engine::kReference, or a CPU without AVX2 + FMA, with the scalar reference. Throws
+/// cli::ToolError naming the node when it cannot be represented.
+std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system,
+                                                    Engine engine);
+
+/// For the tests: y_f of a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED node (the float32 sums,
+/// before a conv's bias, the activation and the QuantizeLinear; a Gemm's start from its bias) on
+/// `input`, computed with `isa`'s vector path (qdq_fma::Isa::kNone: the scalar reference), which
+/// must be available.
+std::vector<float> ort_qdq_float_sums(const Graph& graph, const Node& node, const System& system, qdq_fma::Isa isa,
+                                      const Tensor& input);
 
 }  // namespace qparity::model

@@ -1,0 +1,58 @@
+// INTERNAL: the fast engine of onnx/ort_qdq_float.cc's float32 GEMM sums (ONNX Runtime's unfused
+// QDQ Conv / MatMul, docs/semantics.md §22.5): one vector lane per output channel, each lane
+// computing exactly the FMAs of the scalar reference (SliceSum) in the same order, so that every
+// output has the reference's bits. _mm512_fmadd_ps / _mm256_fmadd_ps round once, as std::fma.
+//
+//   for each K slice [k0, k1) (slice from 0, then added to the output; the first slice of an output
+//   without a start value is the output itself):
+//     acc = 0; for k in [k0, k1) with tap k valid: acc = fma(x(pixel, k, lane), w[k][lane], acc)
+//
+// The kernels are written once (qdq_fma_kernel_body.h) and compiled per ISA (qdq_fma_avx512.cc,
+// qdq_fma_avx2.cc, each with its -m flags and its own namespace).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace qparity::model::qdq_fma {
+
+/// Which vector path computes the sums.
+enum class Isa : std::uint8_t { kNone, kAvx2, kAvx512 };
+
+/// The widest path this build compiled and this CPU runs (AVX-512F + FMA, then AVX2 + FMA); kNone
+/// on other processors (the scalar reference computes then).
+Isa best_isa();
+
+/// Whether this CPU runs `isa`'s path and this build compiled it.
+bool isa_available(Isa isa);
+
+/// The weights' row stride: lanes are padded to a multiple of this (zero weights), so that a
+/// vector of the widest path never reads past a row.
+inline constexpr std::size_t kLanePad = 16;
+
+/// The most pixels one call computes.
+inline constexpr std::size_t kMaxPixels = 6;
+
+/// One call: `pixels` output pixels x `lanes` output channels of one weight block.
+struct Block {
+  const float* x = nullptr;                   ///< the dequantized input
+  std::ptrdiff_t base[kMaxPixels] = {};       ///< per pixel: x index its taps' offsets start from
+  std::size_t pixels = 1;                     ///< 1..kMaxPixels
+  const std::ptrdiff_t* offsets = nullptr;    ///< per tap k: x index offset from the pixel's base
+  const unsigned char* valid = nullptr;       ///< null: every tap; else per k, for every pixel
+  bool x_per_lane = false;                    ///< lane c reads x[base + offset + c] (depthwise), not a broadcast
+  const float* w = nullptr;                   ///< [k][ldw], lanes padded to kLanePad with zeros
+  std::size_t ldw = 0;                        ///< a multiple of kLanePad
+  std::size_t k = 0;                          ///< taps
+  std::size_t slice = 1;                      ///< MLAS's K slice (>= 1)
+  std::size_t lanes = 0;                      ///< channels to compute (<= ldw)
+  const float* start = nullptr;               ///< null, or per lane the value each output starts from (Gemm's C)
+  float* out = nullptr;                       ///< out[p * ldo + c]; row length >= lanes rounded up to kLanePad
+  std::size_t ldo = 0;
+};
+
+/// Computes the block with `isa`'s path (which must be available). With x_per_lane, x must be
+/// readable kLanePad floats past the last lane read.
+void run(Isa isa, const Block& block);
+
+}  // namespace qparity::model::qdq_fma
