@@ -157,6 +157,14 @@ class Importer {
   // A zero point input: int8 or uint8 (its type is the quantized tensor's), count as for scales.
   std::vector<std::int64_t> zero_points(const onnx::NodeProto& node, int i, const std::string& label, const char* role,
                                         std::size_t per_axis, DType* dtype) const;
+  // A one-input com.microsoft QLinear operator's per-tensor quantizations: X's from inputs 1 and 2,
+  // Y's from inputs 3 and 4; `x` and `y` are the operator's names for them ("x" or "X").
+  struct InOutQuantization {
+    DType x_type{}, y_type{};
+    Quantization x, y;
+  };
+  InOutQuantization in_out_quantization(const onnx::NodeProto& node, const std::string& label, const char* x,
+                                        const char* y) const;
   // The activation `value` as a qparity tensor in NHWC (nhwc) or ONNX layout, with its
   // quantization set (or checked against the one an earlier node gave it).
   int activation(const std::string& value, DType dtype, const Quantization& q, bool nhwc, const std::string& label);
@@ -354,6 +362,16 @@ std::vector<std::int64_t> Importer::zero_points(const onnx::NodeProto& node, int
   std::vector<std::int64_t> out(n);
   for (std::size_t k = 0; k < n; ++k) out[k] = t.integer_at(k);
   return out;
+}
+
+Importer::InOutQuantization Importer::in_out_quantization(const onnx::NodeProto& node, const std::string& label,
+                                                          const char* x, const char* y) const {
+  InOutQuantization q;
+  q.x.scales = scales(node, 1, label, fmt::format("{}_scale", x).c_str(), 0);
+  q.x.zero_points = zero_points(node, 2, label, fmt::format("{}_zero_point", x).c_str(), 0, &q.x_type);
+  q.y.scales = scales(node, 3, label, fmt::format("{}_scale", y).c_str(), 0);
+  q.y.zero_points = zero_points(node, 4, label, fmt::format("{}_zero_point", y).c_str(), 0, &q.y_type);
+  return q;
 }
 
 int Importer::add_transpose(int from, const std::string& to_name, const std::vector<std::int64_t>& perm) {
@@ -877,13 +895,8 @@ void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, con
     }
     channels_last = a->i();
   }
-  DType x_type{}, y_type{};
-  Quantization xq, yq;
-  xq.scales = scales(node, 1, label, "x_scale", 0);
-  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
-  yq.scales = scales(node, 3, label, "y_scale", 0);
-  yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
-  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/channels_last == 0, label);
+  const InOutQuantization q = in_out_quantization(node, label, "x", "y");
+  const int x = activation(node.input(0), q.x_type, q.x, /*nhwc=*/channels_last == 0, label);
   if (g_.tensors[static_cast<std::size_t>(x)].shape.size() != 4) {
     fail(fmt::format("{}: X '{}' has shape {}; allowed: 4-D", label, node.input(0),
                      cli::shape_text(g_.tensors[static_cast<std::size_t>(x)].shape)));
@@ -898,7 +911,7 @@ void Importer::read_qlinear_global_average_pool(const onnx::NodeProto& node, con
   axes.data = std::move(data);
   g_.tensors.push_back(std::move(axes));
   const int axes_t = static_cast<int>(g_.tensors.size()) - 1;
-  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/channels_last == 0, label);
+  const int y = output_tensor(node.output(0), q.y_type, q.y, /*nhwc=*/channels_last == 0, label);
   Node n;
   n.op = OpKind::kMean;
   n.name = node.name().empty() ? node.output(0) : node.name();
@@ -932,19 +945,14 @@ void Importer::read_qlinear_lookup(const onnx::NodeProto& node, const std::strin
     }
     options->alpha = a->f();
   }
-  DType x_type{}, y_type{};
-  Quantization xq, yq;
-  xq.scales = scales(node, 1, label, "X_scale", 0);
-  xq.zero_points = zero_points(node, 2, label, "X_zero_point", 0, &x_type);
-  yq.scales = scales(node, 3, label, "Y_scale", 0);
-  yq.zero_points = zero_points(node, 4, label, "Y_zero_point", 0, &y_type);
-  if (x_type != y_type) {
-    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(x_type), cli::to_string(y_type)));
+  const InOutQuantization q = in_out_quantization(node, label, "X", "Y");
+  if (q.x_type != q.y_type) {
+    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(q.x_type), cli::to_string(q.y_type)));
   }
   const auto vx = values_.find(node.input(0));
   const bool nhwc = vx != values_.end() && vx->second.onnx < 0;  // x exists only in NHWC
-  const int x = activation(node.input(0), x_type, xq, nhwc, label);
-  const int y = output_tensor(node.output(0), y_type, yq, nhwc, label);
+  const int x = activation(node.input(0), q.x_type, q.x, nhwc, label);
+  const int y = output_tensor(node.output(0), q.y_type, q.y, nhwc, label);
   Node n;
   n.op = op;
   n.name = node.name().empty() ? node.output(0) : node.name();
@@ -971,21 +979,16 @@ void Importer::read_qlinear_softmax(const onnx::NodeProto& node, const std::stri
       fail(fmt::format("{}: attribute axis must be an int", label));
     axis = a->i();
   }
-  DType x_type{}, y_type{};
-  Quantization xq, yq;
-  xq.scales = scales(node, 1, label, "X_scale", 0);
-  xq.zero_points = zero_points(node, 2, label, "X_zero_point", 0, &x_type);
-  yq.scales = scales(node, 3, label, "Y_scale", 0);
-  yq.zero_points = zero_points(node, 4, label, "Y_zero_point", 0, &y_type);
-  if (x_type != y_type) {
-    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(x_type), cli::to_string(y_type)));
+  const InOutQuantization q = in_out_quantization(node, label, "X", "Y");
+  if (q.x_type != q.y_type) {
+    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(q.x_type), cli::to_string(q.y_type)));
   }
-  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/false, label);
+  const int x = activation(node.input(0), q.x_type, q.x, /*nhwc=*/false, label);
   const auto rank = static_cast<std::int64_t>(g_.tensors[static_cast<std::size_t>(x)].shape.size());
   if (rank == 0 || (axis != rank - 1 && axis != -1)) {
     fail(fmt::format("{}: axis {} of a rank-{} input; allowed: the last axis ({} or -1)", label, axis, rank, rank - 1));
   }
-  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/false, label);
+  const int y = output_tensor(node.output(0), q.y_type, q.y, /*nhwc=*/false, label);
   Node n;
   n.op = OpKind::kSoftmax;
   n.name = node.name().empty() ? node.output(0) : node.name();
@@ -1107,14 +1110,9 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   } else {
     fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET (no pads), VALID, SAME_UPPER", label, auto_pad));
   }
-  DType x_type{}, y_type{};
-  Quantization xq, yq;
-  xq.scales = scales(node, 1, label, "x_scale", 0);
-  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
-  yq.scales = scales(node, 3, label, "y_scale", 0);
-  yq.zero_points = zero_points(node, 4, label, "y_zero_point", 0, &y_type);
-  const int x = activation(node.input(0), x_type, xq, /*nhwc=*/true, label);
-  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/true, label);
+  const InOutQuantization q = in_out_quantization(node, label, "x", "y");
+  const int x = activation(node.input(0), q.x_type, q.x, /*nhwc=*/true, label);
+  const int y = output_tensor(node.output(0), q.y_type, q.y, /*nhwc=*/true, label);
   Node n;
   n.op = op;
   n.name = node.name().empty() ? node.output(0) : node.name();
