@@ -2,29 +2,12 @@
 
 #include <cstring>
 
+#include "model/onnx/onnx_proto_fields.h"
+
 namespace qparity_test {
 
 using qparity::cli::DType;
 using qparity::cli::Tensor;
-
-int onnx_type_of(DType dtype) {
-  switch (dtype) {
-    case DType::kInt8:
-      return onnx::TensorProto_DataType_INT8;
-    case DType::kUint8:
-      return onnx::TensorProto_DataType_UINT8;
-    case DType::kInt16:
-      return onnx::TensorProto_DataType_INT16;
-    case DType::kInt32:
-      return onnx::TensorProto_DataType_INT32;
-    case DType::kInt64:
-      return onnx::TensorProto_DataType_INT64;
-    case DType::kFloat32:
-      return onnx::TensorProto_DataType_FLOAT;
-    default:
-      return onnx::TensorProto_DataType_UNDEFINED;
-  }
-}
 
 OnnxBuilder::OnnxBuilder(std::int64_t opset, bool microsoft_domain) {
   model_.set_ir_version(8);
@@ -46,7 +29,7 @@ void set_type(onnx::ValueInfoProto* v, const std::string& name, DType dtype, con
               bool with_shape) {
   v->set_name(name);
   onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx_type_of(dtype));
+  t->set_elem_type(qparity::model::onnx_data_type(dtype));
   if (with_shape) {
     onnx::TensorShapeProto* s = t->mutable_shape();
     for (std::size_t d : shape) s->add_dim()->set_dim_value(static_cast<std::int64_t>(d));
@@ -64,11 +47,7 @@ void OnnxBuilder::output(const std::string& name, DType dtype, const std::vector
 }
 
 void OnnxBuilder::initializer(const std::string& name, const Tensor& t) {
-  onnx::TensorProto* p = model_.mutable_graph()->add_initializer();
-  p->set_name(name);
-  p->set_data_type(onnx_type_of(t.dtype));
-  for (std::size_t d : t.shape) p->add_dims(static_cast<std::int64_t>(d));
-  p->set_raw_data(std::string(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size()));
+  qparity::model::set_tensor_proto(model_.mutable_graph()->add_initializer(), name, t);
 }
 
 void OnnxBuilder::scales(const std::string& name, const std::vector<float>& values) {
@@ -97,24 +76,15 @@ onnx::NodeProto& OnnxBuilder::node(const std::string& op_type, const std::vector
 }
 
 void OnnxBuilder::ints(onnx::NodeProto& n, const std::string& name, const std::vector<std::int64_t>& v) {
-  onnx::AttributeProto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (std::int64_t x : v) a->add_ints(x);
+  qparity::model::add_ints_attribute(&n, name, v);
 }
 
 void OnnxBuilder::int_attr(onnx::NodeProto& n, const std::string& name, std::int64_t v) {
-  onnx::AttributeProto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_INT);
-  a->set_i(v);
+  qparity::model::add_int_attribute(&n, name, v);
 }
 
 void OnnxBuilder::string_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  onnx::AttributeProto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(v);
+  qparity::model::add_string_attribute(&n, name, v);
 }
 
 std::vector<std::uint8_t> OnnxBuilder::bytes() const {

@@ -39,6 +39,4 @@ class OnnxBuilder {
   onnx::ModelProto model_;
 };
 
-int onnx_type_of(qparity::cli::DType dtype);
-
 }  // namespace qparity_test

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "model/onnx/onnx_proto_fields.h"
 #include "model/ops/conv_common.h"
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
@@ -26,23 +27,6 @@ namespace {
 constexpr std::int64_t kOpset = 13;
 constexpr std::int64_t kIrVersion = 8;
 constexpr const char* kMicrosoft = "com.microsoft";
-
-int onnx_type(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return onnx::TensorProto_DataType_INT8;
-    case DType::kUint8:
-      return onnx::TensorProto_DataType_UINT8;
-    case DType::kInt32:
-      return onnx::TensorProto_DataType_INT32;
-    case DType::kInt64:
-      return onnx::TensorProto_DataType_INT64;
-    case DType::kFloat32:
-      return onnx::TensorProto_DataType_FLOAT;
-    default:
-      return onnx::TensorProto_DataType_UNDEFINED;
-  }
-}
 
 // An activation's quantization as two initializer names (the scale and the zero point).
 struct Affine {
@@ -155,10 +139,7 @@ const std::string& Writer::value(int t, const std::string& label) {
 
 std::string Writer::add_initializer(const std::string& want, const Tensor& data) {
   onnx::TensorProto* p = graph_->add_initializer();
-  p->set_name(unique(want));
-  p->set_data_type(onnx_type(data.dtype));
-  for (std::size_t d : data.shape) p->add_dims(static_cast<std::int64_t>(d));
-  p->set_raw_data(std::string(reinterpret_cast<const char*>(data.bytes.data()), data.bytes.size()));
+  set_tensor_proto(p, unique(want), data);
   return p->name();
 }
 
@@ -193,31 +174,10 @@ onnx::NodeProto* Writer::add_node(const std::string& op, const std::string& name
   return n;
 }
 
-void set_int(onnx::NodeProto* n, const char* name, std::int64_t v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_INT);
-  a->set_i(v);
-}
-
-void set_ints(onnx::NodeProto* n, const char* name, const std::vector<std::int64_t>& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (std::int64_t x : v) a->add_ints(x);
-}
-
-void set_string(onnx::NodeProto* n, const char* name, const std::string& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(v);
-}
-
 void Writer::add_value_info(onnx::ValueInfoProto* v, int t) {
   v->set_name(names_[static_cast<std::size_t>(t)]);
   onnx::TypeProto_Tensor* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx_type(act_type(t)));
+  tt->set_elem_type(onnx_data_type(act_type(t)));
   onnx::TensorShapeProto* s = tt->mutable_shape();
   for (std::size_t d : onnx_dims(tensor(t).shape)) s->add_dim()->set_dim_value(static_cast<std::int64_t>(d));
 }
@@ -226,7 +186,7 @@ std::string Writer::dequantize(const std::string& v, const Affine& a, const std:
                                std::int64_t axis) {
   const std::string out = unique(v + "/dq/" + consumer);
   onnx::NodeProto* n = add_node("DequantizeLinear", out, {v, a.scale, a.zero_point}, {out});
-  if (axis >= 0) set_int(n, "axis", axis);
+  if (axis >= 0) add_int_attribute(n, "axis", axis);
   return out;
 }
 
@@ -389,11 +349,11 @@ void Writer::write_conv(const Node& n, const std::string& label) {
   }
   const std::string out = value(y, label);
   auto attributes = [&](onnx::NodeProto* c) {
-    set_ints(c, "kernel_shape", {static_cast<std::int64_t>(kh), static_cast<std::int64_t>(kw)});
-    set_ints(c, "strides", {static_cast<std::int64_t>(win.stride_h), static_cast<std::int64_t>(win.stride_w)});
-    set_ints(c, "dilations", {static_cast<std::int64_t>(win.dilation_h), static_cast<std::int64_t>(win.dilation_w)});
-    set_ints(c, "pads", {top, left, bottom, right});
-    set_int(c, "group", static_cast<std::int64_t>(group));
+    add_ints_attribute(c, "kernel_shape", {static_cast<std::int64_t>(kh), static_cast<std::int64_t>(kw)});
+    add_ints_attribute(c, "strides", {static_cast<std::int64_t>(win.stride_h), static_cast<std::int64_t>(win.stride_w)});
+    add_ints_attribute(c, "dilations", {static_cast<std::int64_t>(win.dilation_h), static_cast<std::int64_t>(win.dilation_w)});
+    add_ints_attribute(c, "pads", {top, left, bottom, right});
+    add_int_attribute(c, "group", static_cast<std::int64_t>(group));
   };
   const Affine xa = affine(x, label), ya = affine(y, label);
   if (o_.form == OnnxForm::kQLinear) {
@@ -452,12 +412,12 @@ void Writer::write_fully_connected(const Node& n, const std::string& label) {
     std::vector<std::string> in = {in4, xa.scale, xa.zero_point, w.w, w.w_scale, w.w_zero_point, ya.scale,
                                    ya.zero_point};
     if (!w.bias.empty()) in.push_back(w.bias);
-    set_ints(add_node("QLinearConv", n.name, in, {out4}), "kernel_shape", {1, 1});
+    add_ints_attribute(add_node("QLinearConv", n.name, in, {out4}), "kernel_shape", {1, 1});
   } else {
     std::vector<std::string> in = {dequantize(in4, xa, out4), dequantize(w.w, {w.w_scale, w.w_zero_point}, out4, 0)};
     if (!w.bias.empty()) in.push_back(dequantize(w.bias, {w.bias_scale, w.bias_zero_point}, out4, 0));
     const std::string f = unique(out4 + "/float");
-    set_ints(add_node("Conv", n.name, in, {f}), "kernel_shape", {1, 1});
+    add_ints_attribute(add_node("Conv", n.name, in, {f}), "kernel_shape", {1, 1});
     finish_qdq(f, act_op, ya, out4);
   }
   reshape(out4, ya, out, {xs[0], ws[0]});
@@ -536,10 +496,10 @@ void Writer::write_max_pool(const Node& n, const std::string& label) {
   const std::string out = value(y, label);
   const std::string f = unique(out + "/float");
   onnx::NodeProto* p = add_node("MaxPool", n.name, {dequantize(value(x, label), xa, out)}, {f});
-  set_ints(p, "kernel_shape",
+  add_ints_attribute(p, "kernel_shape",
            {static_cast<std::int64_t>(o.window.filter_h), static_cast<std::int64_t>(o.window.filter_w)});
-  set_ints(p, "strides", {static_cast<std::int64_t>(o.window.stride_h), static_cast<std::int64_t>(o.window.stride_w)});
-  set_string(p, "auto_pad", o.window.padding == Padding::kSame ? "SAME_UPPER" : "VALID");
+  add_ints_attribute(p, "strides", {static_cast<std::int64_t>(o.window.stride_h), static_cast<std::int64_t>(o.window.stride_w)});
+  add_string_attribute(p, "auto_pad", o.window.padding == Padding::kSame ? "SAME_UPPER" : "VALID");
   quantize(f, ya, out, out);
 }
 
