@@ -144,20 +144,22 @@ void onnx_op_row(benchmark::State& state, const OnnxBench* b, std::string profil
   for (auto _ : state) state.SetIterationTime(t);
 }
 
-void ort_row(benchmark::State& state, const OnnxBench* b, int threads) {
+// The median time (microseconds) a script of tests/oracles/js reports ("median_us N") for `model`
+// written as model_file in a scratch directory with `input` as in.npy; negative when it did not run
+// (no node, no npm packages, no scratch directory).
+double node_median_us(const std::string& script_and_options, const std::vector<std::uint8_t>& model,
+                      const std::string& model_file, const qparity::cli::Tensor& input) {
   const std::string dir = QPARITY_JS_ORACLE_DIR;
-  const std::string work = "/tmp/qparity_model_bench_ort_" + std::to_string(::getpid());
+  const std::string work = "/tmp/qparity_model_bench_" + std::to_string(::getpid());
   std::string cmd = "mkdir -p " + work;
-  if (std::system(cmd.c_str()) != 0) {
-    state.SkipWithError("cannot create a scratch directory");
-    return;
+  if (std::system(cmd.c_str()) != 0) return -1;
+  if (std::FILE* f = std::fopen((work + "/" + model_file).c_str(), "wb")) {
+    std::fwrite(model.data(), 1, model.size(), f);
+    std::fclose(f);
   }
-  std::FILE* f = std::fopen((work + "/m.onnx").c_str(), "wb");
-  std::fwrite(b->bytes.data(), 1, b->bytes.size(), f);
-  std::fclose(f);
-  qparity::cli::write_npy(work + "/in.npy", b->input);
-  cmd = "node " + dir + "/run_onnx.cjs --opt all --threads " + std::to_string(threads) + " --time 20 " + work +
-        "/m.onnx " + work + "/out " + work + "/in.npy 2>/dev/null";
+  qparity::cli::write_npy(work + "/in.npy", input);
+  cmd = "node " + dir + "/" + script_and_options + " " + work + "/" + model_file + " " + work + "/out " + work +
+        "/in.npy 2>/dev/null";
   double median_us = -1;
   if (std::FILE* p = ::popen(cmd.c_str(), "r")) {
     char line[512];
@@ -166,6 +168,12 @@ void ort_row(benchmark::State& state, const OnnxBench* b, int threads) {
   }
   cmd = "rm -rf " + work;
   (void)std::system(cmd.c_str());
+  return median_us;
+}
+
+void ort_row(benchmark::State& state, const OnnxBench* b, int threads) {
+  const double median_us = node_median_us(
+      "run_onnx.cjs --opt all --threads " + std::to_string(threads) + " --time 20", b->bytes, "m.onnx", b->input);
   if (median_us < 0) {
     state.SkipWithError("onnxruntime-node did not run (node, or npm ci --ignore-scripts in tests/oracles/js)");
     return;
@@ -193,27 +201,7 @@ void model_row(benchmark::State& state, const Bench* b, std::string profile, boo
 }
 
 void litert_row(benchmark::State& state, const Bench* b) {
-  const std::string dir = QPARITY_JS_ORACLE_DIR;
-  const std::string work = "/tmp/qparity_model_bench_" + std::to_string(::getpid());
-  std::string cmd = "mkdir -p " + work;
-  if (std::system(cmd.c_str()) != 0) {
-    state.SkipWithError("cannot create a scratch directory");
-    return;
-  }
-  const std::vector<std::uint8_t> bytes = write_tflite(b->graph);
-  std::FILE* f = std::fopen((work + "/m.tflite").c_str(), "wb");
-  std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  qparity::cli::write_npy(work + "/in.npy", b->input);
-  cmd = "node " + dir + "/run_tflite.cjs --time 30 " + work + "/m.tflite " + work + "/out " + work + "/in.npy 2>/dev/null";
-  double median_us = -1;
-  if (std::FILE* p = ::popen(cmd.c_str(), "r")) {
-    char line[512];
-    while (std::fgets(line, sizeof line, p)) std::sscanf(line, "median_us %lf", &median_us);
-    ::pclose(p);
-  }
-  cmd = "rm -rf " + work;
-  (void)std::system(cmd.c_str());
+  const double median_us = node_median_us("run_tflite.cjs --time 30", write_tflite(b->graph), "m.tflite", b->input);
   if (median_us < 0) {
     state.SkipWithError("LiteRT.js did not run (node, or npm ci --ignore-scripts in tests/oracles/js)");
     return;
