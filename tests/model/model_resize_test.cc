@@ -139,6 +139,8 @@ TEST(ModelResize, SystemsPickTheirVariant) {
   EXPECT_NE(arithmetic_of(i8, "tflite-reference").find("default build"), std::string::npos);
   EXPECT_NE(arithmetic_of(i8, "tflite-single").find("TFLITE_SINGLE_ROUNDING build"), std::string::npos);
   EXPECT_NE(arithmetic_of(i8, "tflite-builtin-wasm").find("default build"), std::string::npos);
+  EXPECT_EQ(arithmetic_of(i8, "ort-cpu").rfind("ONNX Runtime Resize", 0), 0u);
+  EXPECT_NE(arithmetic_of(i8, "fbgemm").find("UNVERIFIED"), std::string::npos);
   s.dtype = DType::kUint8;
   const Graph u8 = build(s);
   EXPECT_NE(arithmetic_of(u8, "tflite-builtin-wasm").find("GenericSmallChannel"), std::string::npos);

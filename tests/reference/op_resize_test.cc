@@ -46,6 +46,25 @@ TEST(ResizeBilinearReference, NegativeHalfPartsTheRoundings) {
   }
 }
 
+// ONNX Runtime on the same 2 -> 4 (asymmetric, the legacy mapping's ONNX name): weights 0.5 / 0.5 in
+// float, the sum truncated toward zero: -0.5 -> 0, 1.5 -> 1. Its QDQ form rounds the dequantized
+// blend half to even: with scale 1 and zero point 0, -0.5 -> 0 and 1.5 -> 2.
+TEST(ResizeBilinearReference, OnnxRuntimeTruncatesAndItsQdqFormRoundsHalfToEven) {
+  const ResizeGeometry g = row(2, 4);
+  const auto asym = qparity::reference::OnnxCoordinateMode::kAsymmetric;
+  auto ort = [&](std::vector<std::int8_t> x, const qparity::reference::TensorQuant* q) {
+    const std::vector<std::int8_t> y = qparity::reference::ort_resize_bilinear(x, g, asym, q);
+    return std::vector<int>(y.begin(), y.end());
+  };
+  const qparity::reference::TensorQuant unit{1.0f, 0};
+  EXPECT_EQ(ort({-1, 0}, nullptr), (std::vector<int>{-1, 0, 0, 0}));
+  EXPECT_EQ(ort({1, 2}, nullptr), (std::vector<int>{1, 1, 2, 2}));
+  EXPECT_EQ(ort({-1, 0}, &unit), (std::vector<int>{-1, 0, 0, 0}));
+  EXPECT_EQ(ort({1, 2}, &unit), (std::vector<int>{1, 2, 2, 2}));
+  // The model op's kOnnxRuntime variant is this function on the mode the TFLite options name.
+  EXPECT_EQ(bilinear({1, 2}, g, ResizeBilinearVariant::kOnnxRuntime), (std::vector<int>{1, 1, 2, 2}));
+}
+
 // 3 -> 7 in the legacy mapping, output 1: TFLite s10 = (3072 + 3) / 7 = 439, weight 439/1024 =
 // 0.4287; XNNPACK scale 3/7, weight lrintf(0.42857143 * 2048) = 878/2048 = 0.4287. Between -128 and
 // 127: TFLite -128 + 255 * 439 / 1024 = -18.68 -> -19; XNNPACK -128 + 255 * 878 / 2048 = -18.68 -> -19.

@@ -7,6 +7,7 @@
 // Standard C++17, header-only.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "qparity/error.h"
 #include "qparity/reference/op_common.h"
+#include "qparity/reference/ort_lookup_table.h"
 
 namespace qparity {
 namespace reference {
@@ -71,6 +73,19 @@ enum class ResizeBilinearVariant : std::uint8_t {
   /// Float32 style (UNVERIFIED for every runtime): the positions and weights of
   /// kTfliteFloatReference, the sum rounded half to even and saturated.
   kFloat32,
+  /// ONNX Runtime's Resize (mode linear) on 8-bit tensors, with the ONNX coordinate mode that the
+  /// TFLite options name (align_corners -> align_corners, half_pixel_centers -> half_pixel, neither
+  /// -> asymmetric): ort_resize_bilinear.
+  kOnnxRuntime,
+};
+
+/// ONNX Resize's coordinate_transformation_mode (the ones qparity models), from an output index `i`
+/// to a float32 input position, with `scale = float(out) / float(in)`:
+enum class OnnxCoordinateMode : std::uint8_t {
+  kHalfPixel,         ///< (i + 0.5f) / scale - 0.5f
+  kPytorchHalfPixel,  ///< out > 1 ? (i + 0.5f) / scale - 0.5f : 0
+  kAsymmetric,        ///< i / scale
+  kAlignCorners,      ///< out == 1 ? 0 : i * float(in - 1) / float(out - 1)
 };
 
 /// Which arithmetic picks the source pixel (RESIZE_NEAREST_NEIGHBOR).
@@ -166,6 +181,8 @@ inline std::vector<ResizeAxisTap> bilinear_axis(ResizeBilinearVariant v, std::si
       }
       break;
     }
+    case ResizeBilinearVariant::kOnnxRuntime:
+      throw InvalidArgument("resize: ONNX Runtime's taps come from ort_bilinear_axis");
     case ResizeBilinearVariant::kXnnpackQ11: {
       const std::int32_t adj = align_corners && out != 1 ? 1 : 0;
       const float scale = static_cast<float>(static_cast<std::int32_t>(in) - adj) /
@@ -234,11 +251,111 @@ T bilinear_one(ResizeBilinearVariant v, std::int32_t x00, std::int32_t x01, std:
       const std::int64_t y = s >= 0 ? s / (1 << 22) : -((-s + (1 << 22) - 1) / (1 << 22));
       return saturate_to<T>(y);
     }
+    case ResizeBilinearVariant::kOnnxRuntime: break;  // ort_resize_bilinear
   }
   return T{};
 }
 
+/// ONNX Runtime's taps of one axis (SetupUpsampleBilinear, core/providers/cpu/tensor/upsample.cc):
+/// the position clamped to [0, in - 1], `lo = int(p)`, `hi = min(lo + 1, in - 1)`,
+/// `d_lo = |p - lo|` (the weight of hi), `d_hi = |p - hi|` (the weight of lo); both 0.5 when
+/// lo == hi.
+struct OrtAxisTap {
+  std::size_t lo = 0, hi = 0;
+  float w_lo = 0.0f, w_hi = 0.0f;
+};
+
+inline std::vector<OrtAxisTap> ort_bilinear_axis(std::size_t in, std::size_t out, OnnxCoordinateMode mode) {
+  std::vector<OrtAxisTap> taps(out);
+  const float scale = static_cast<float>(out) / static_cast<float>(in);
+  const float last = static_cast<float>(in - 1);
+  for (std::size_t i = 0; i < out; ++i) {
+    const float fi = static_cast<float>(i);
+    float p = 0.0f;
+    switch (mode) {
+      case OnnxCoordinateMode::kHalfPixel: p = (fi + 0.5f) / scale - 0.5f; break;
+      case OnnxCoordinateMode::kPytorchHalfPixel: p = out > 1 ? (fi + 0.5f) / scale - 0.5f : 0.0f; break;
+      case OnnxCoordinateMode::kAsymmetric: p = fi / scale; break;
+      case OnnxCoordinateMode::kAlignCorners:
+        p = out == 1 ? 0.0f : fi * static_cast<float>(in - 1) / static_cast<float>(out - 1);
+        break;
+    }
+    p = std::max(0.0f, std::min(p, last));
+    OrtAxisTap t;
+    t.lo = std::min(static_cast<std::size_t>(p), in - 1);
+    t.hi = std::min(t.lo + 1, in - 1);
+    if (t.lo == t.hi) {
+      t.w_lo = t.w_hi = 0.5f;
+    } else {
+      t.w_hi = std::fabs(p - static_cast<float>(t.lo));
+      t.w_lo = std::fabs(p - static_cast<float>(t.hi));
+    }
+    taps[i] = t;
+  }
+  return taps;
+}
+
+/// ONNX Runtime's bilinear blend of one output over NHWC `x` (values of type V: the stored integers,
+/// or their dequantized floats): coefficients `w_lo_x * w_lo_y`, `w_hi_x * w_lo_y`, `w_lo_x *
+/// w_hi_y`, `w_hi_x * w_hi_y` in float32, applied to (lo_y, lo_x), (lo_y, hi_x), (hi_y, lo_x),
+/// (hi_y, hi_x) and summed in that order.
+template <class V>
+float ort_blend(const V* r0, const V* r1, std::size_t c0, std::size_t c1, const OrtAxisTap& ty, const OrtAxisTap& tx) {
+  const float k11 = tx.w_lo * ty.w_lo, k21 = tx.w_hi * ty.w_lo, k12 = tx.w_lo * ty.w_hi, k22 = tx.w_hi * ty.w_hi;
+  return k11 * static_cast<float>(r0[c0]) + k21 * static_cast<float>(r0[c1]) + k12 * static_cast<float>(r1[c0]) +
+         k22 * static_cast<float>(r1[c1]);
+}
+
 }  // namespace detail
+
+/// ONNX Runtime's Resize, mode linear, on an 8-bit NHWC tensor: the CPU kernel's float path on the
+/// stored integers (UpsampleBilinear, core/providers/cpu/tensor/upsample.cc: detail::ort_bilinear_axis,
+/// detail::ort_blend), the float sum converted to T by truncation toward zero (`static_cast<T>`).
+/// `qdq` set: the QDQ group DequantizeLinear -> Resize (float32) -> QuantizeLinear instead: the
+/// blend of `float(x - zp) * scale`, then MLAS's QuantizeLinear (ort_quantize_linear: division,
+/// clamp, round half to even). *Measured* (ONNX Runtime 1.30, tests/onnx/oracle_onnx_resize_test.cc):
+/// the plain node at graph optimization levels all and disabled, the QDQ group at both (ORT does not
+/// fuse it). Output sizes come from `g` (the `sizes` form: scale = out / in in float32).
+template <class T>
+std::vector<T> ort_resize_bilinear(const std::vector<T>& x, const ResizeGeometry& g, OnnxCoordinateMode mode,
+                                   const TensorQuant* qdq = nullptr) {
+  static_assert(kIsQuant8<T>, "ort_resize_bilinear: int8 or uint8");
+  if (x.size() != g.batches * g.in_h * g.in_w * g.channels || g.in_h == 0 || g.in_w == 0 || g.out_h == 0 ||
+      g.out_w == 0) {
+    throw InvalidArgument("ort_resize_bilinear: input size does not match the geometry, or an empty side");
+  }
+  const std::vector<detail::OrtAxisTap> ty = detail::ort_bilinear_axis(g.in_h, g.out_h, mode);
+  const std::vector<detail::OrtAxisTap> tx = detail::ort_bilinear_axis(g.in_w, g.out_w, mode);
+  std::vector<float> deq;
+  if (qdq != nullptr) {
+    deq.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      deq[i] = static_cast<float>(static_cast<std::int32_t>(x[i]) - qdq->zero_point) * qdq->scale;
+    }
+  }
+  std::vector<T> y(g.batches * g.out_h * g.out_w * g.channels);
+  const std::size_t row = g.in_w * g.channels;
+  std::size_t o = 0;
+  for (std::size_t b = 0; b < g.batches; ++b) {
+    const std::size_t img = b * g.in_h * row;
+    for (std::size_t oy = 0; oy < g.out_h; ++oy) {
+      const std::size_t r0 = img + ty[oy].lo * row, r1 = img + ty[oy].hi * row;
+      for (std::size_t ox = 0; ox < g.out_w; ++ox) {
+        const std::size_t c0 = tx[ox].lo * g.channels, c1 = tx[ox].hi * g.channels;
+        for (std::size_t c = 0; c < g.channels; ++c) {
+          if (qdq != nullptr) {
+            const float v = detail::ort_blend(deq.data() + r0, deq.data() + r1, c0 + c, c1 + c, ty[oy], tx[ox]);
+            y[o++] = ort_quantize_linear<T>(v, qdq->scale, qdq->zero_point);
+          } else {
+            const float v = detail::ort_blend(x.data() + r0, x.data() + r1, c0 + c, c1 + c, ty[oy], tx[ox]);
+            y[o++] = saturate_to<T>(static_cast<std::int64_t>(v));  // truncation toward zero
+          }
+        }
+      }
+    }
+  }
+  return y;
+}
 
 /// Whether TFLite's optimized uint8 kernel would take its 8x special case (ResizeBilinear888Uint8),
 /// whose arithmetic kTfliteFloatOptimized does not model.
@@ -246,6 +363,13 @@ inline bool resize_bilinear_888_special_case(const ResizeGeometry& g) {
   if (g.align_corners || !g.half_pixel_centers || g.channels % 8 != 0 || g.in_h == 0) return false;
   const std::size_t scale = g.out_h / g.in_h;
   return scale == 8 && g.out_h >= 8 && g.out_w >= 8 && g.in_h * scale == g.out_h && g.in_w * scale == g.out_w;
+}
+
+/// The ONNX coordinate mode a TFLite node's options name (what a TFLite -> ONNX conversion of
+/// RESIZE_BILINEAR writes): align_corners, half_pixel, else asymmetric (TensorFlow's legacy mapping).
+inline OnnxCoordinateMode onnx_mode_of(const ResizeGeometry& g) {
+  if (g.align_corners) return OnnxCoordinateMode::kAlignCorners;
+  return g.half_pixel_centers ? OnnxCoordinateMode::kHalfPixel : OnnxCoordinateMode::kAsymmetric;
 }
 
 /// RESIZE_BILINEAR of an NHWC tensor under `variant` (see ResizeBilinearVariant). x has
@@ -261,6 +385,9 @@ QPARITY_MAY_THROW std::vector<T> resize_bilinear(const std::vector<T>& x, const 
   if (x.size() != g.batches * g.in_h * g.in_w * g.channels || g.in_h == 0 || g.in_w == 0 || g.out_h == 0 ||
       g.out_w == 0) {
     throw InvalidArgument("resize_bilinear: input size does not match the geometry, or an empty side");
+  }
+  if (variant == ResizeBilinearVariant::kOnnxRuntime) {
+    return ort_resize_bilinear(x, g, onnx_mode_of(g));
   }
   const std::vector<detail::ResizeAxisTap> ty =
       detail::bilinear_axis(variant, g.in_h, g.out_h, g.align_corners, g.half_pixel_centers, "height");

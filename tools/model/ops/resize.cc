@@ -24,9 +24,10 @@
 //                      size, per-tensor 8-bit; flags          path (measured: LiteRT.js runs it in
 //                      ALIGN_CORNERS / TENSORFLOW_LEGACY_MODE TFLite's kernel, docs/semantics.md
 //                      from the options)                      §21.9); xnnpack_takes() is false
-//   kFloat             kFloat32 (UNVERIFIED for every         kTfliteReference (UNVERIFIED)
-//                      runtime; ONNX Runtime's Resize is not
-//                      modelled)
+//   kFloat             ONNX Runtime's systems: kOnnxRuntime   kTfliteReference (UNVERIFIED; ONNX
+//                      (its Resize on 8-bit tensors with the  Runtime's nearest modes are not
+//                      ONNX mode the options name; measured); modelled)
+//                      the others kFloat32 (UNVERIFIED)
 //   kNpu               as kTfliteOptimized (UNVERIFIED        as kTfliteOptimized (UNVERIFIED)
 //                      hypothesis: a vendor's converter is
 //                      validated against TFLite's CPU kernel)
@@ -82,6 +83,9 @@ const char* bilinear_variant_text(ResizeBilinearVariant v) {
              "2^21) >> 22 (round half up)";
     case ResizeBilinearVariant::kFloat32:
       return "float32 style (UNVERIFIED): TFLite's float weights, sum rounded half to even";
+    case ResizeBilinearVariant::kOnnxRuntime:
+      return "ONNX Runtime Resize (linear) on 8-bit tensors: ONNX coordinates (align_corners, half_pixel or "
+             "asymmetric as the options name), float32 weights, sum truncated toward zero";
   }
   return "?";
 }
@@ -109,7 +113,8 @@ ResizeBilinearVariant bilinear_variant(const System& sys, DType d) {
                  ? ResizeBilinearVariant::kTfliteIntegerSingleRounding
                  : ResizeBilinearVariant::kTfliteInteger;
     case OpStyle::kXnnpack: return ResizeBilinearVariant::kXnnpackQ11;
-    case OpStyle::kFloat: return ResizeBilinearVariant::kFloat32;
+    case OpStyle::kFloat:
+      return is_onnxruntime_system(sys) ? ResizeBilinearVariant::kOnnxRuntime : ResizeBilinearVariant::kFloat32;
   }
   return ResizeBilinearVariant::kTfliteInteger;
 }
@@ -169,14 +174,16 @@ class ResizePrepared : public PreparedNode {
       }
       // Checks the sizes the variant can run (TFLite's integer kernel would read outside the input
       // on some huge upsamplings) now rather than at run time.
-      try {
-        (void)reference::detail::bilinear_axis(bilinear_variant_, geo_.in_h, geo_.out_h, geo_.align_corners,
-                                               geo_.half_pixel_centers, "height");
-        (void)reference::detail::bilinear_axis(bilinear_variant_, geo_.in_w, geo_.out_w, geo_.align_corners,
-                                               geo_.half_pixel_centers, "width");
-      } catch (const InvalidArgument& e) {
-        node_error(g, n, fmt::format("{} under {}: {}", geometry_text(geo_), sys.name,
-                                     cli::without_library_prefix(e.what())));
+      if (bilinear_variant_ != ResizeBilinearVariant::kOnnxRuntime) {
+        try {
+          (void)reference::detail::bilinear_axis(bilinear_variant_, geo_.in_h, geo_.out_h, geo_.align_corners,
+                                                 geo_.half_pixel_centers, "height");
+          (void)reference::detail::bilinear_axis(bilinear_variant_, geo_.in_w, geo_.out_w, geo_.align_corners,
+                                                 geo_.half_pixel_centers, "width");
+        } catch (const InvalidArgument& e) {
+          node_error(g, n, fmt::format("{} under {}: {}", geometry_text(geo_), sys.name,
+                                       cli::without_library_prefix(e.what())));
+        }
       }
     } else {
       nearest_variant_ = nearest_variant(sys, dtype_);
