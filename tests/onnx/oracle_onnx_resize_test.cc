@@ -7,8 +7,9 @@
 // Opset 13, NCHW inputs resized in H and W through the `sizes` input, coordinate modes
 // half_pixel, pytorch_half_pixel, asymmetric and align_corners, up- and downsampling at integer and
 // non-integer ratios and 1-pixel sides, full-range data. The reference runs on the NHWC transpose.
-// The .onnx reader does not read Resize yet, so this checks the reference, which the ort-cpu*
-// profiles run for RESIZE_BILINEAR (tools/model/ops/resize.cc).
+// Each model is also read by qparity's .onnx reader (RESIZE_BILINEAR between NCHW <-> NHWC
+// transposes) and run under ort-cpu (level all) and ort-cpu-unfused (level disabled): the whole path
+// a user takes, tallied as its own row.
 //
 // Contrasts, each of which must get some element wrong: for the plain form, TFLite's 10-bit integer
 // kernel on the matching TFLite options (the same positions for align_corners; half_pixel and
@@ -21,6 +22,7 @@
 #include <random>
 #include <string>
 
+#include "model/onnx/onnx_reader.h"
 #include "onnx_builder.h"
 #include "onnx_test_support.h"
 #include "oracle_tally.h"
@@ -109,7 +111,8 @@ std::size_t differ(const Tensor& ort, const std::vector<T>& nhwc, const Case& k,
 }
 
 template <class T>
-void compare(const Case& k, const Tensor& x, const Tensor& ort, const std::string& opt) {
+void compare(const Case& k, const std::vector<std::uint8_t>& model, const Tensor& x, const Tensor& ort,
+             const std::string& opt) {
   ASSERT_EQ(ort.elements(), k.c * k.oh * k.ow) << k.name;
   ref::ResizeGeometry g;
   g.in_h = k.h;
@@ -126,6 +129,18 @@ void compare(const Case& k, const Tensor& x, const Tensor& ort, const std::strin
   const std::string op = std::string("Resize linear ") + qparity::cli::to_string(k.dtype);
   const std::string path = std::string(k.qdq ? "qdq" : "plain") + " opt " + opt;
   tally(op, path, "ort_resize_bilinear", ours.size(), wrong);
+  // The same model through the reader and the runner, under the profile of the level.
+  const std::string profile = opt == "all" ? "ort-cpu" : "ort-cpu-unfused";
+  if (k.mode == ref::OnnxCoordinateMode::kPytorchHalfPixel && (k.oh == 1 || k.ow == 1)) {
+    // The reader takes pytorch_half_pixel only where it is half_pixel (every output side > 1).
+    EXPECT_ANY_THROW(qparity::model::read_onnx(model, k.name + ".onnx")) << k.name;
+  } else {
+    const qparity::model::Graph graph = qparity::model::read_onnx(model, k.name + ".onnx");
+    const std::vector<Tensor> run = run_qparity(graph, {x}, profile);
+    const OutputsCompared c = compare_outputs({ort}, run);
+    EXPECT_EQ(c.wrong, 0u) << k.name << " under " << profile << ": " << c.first;
+    tally(op, path, "qparity " + profile, c.elements, c.wrong);
+  }
   if (k.qdq) {
     tally(op, path, "plain truncation (contrast)", ours.size(),
           differ(ort, ref::ort_resize_bilinear(xs, g, k.mode), k, nullptr));
@@ -181,9 +196,9 @@ TEST(OrtOracle, ResizeLinearPlainAndQdqBothLevels) {
       ASSERT_TRUE(results[i].ok) << cases[i].name << ": " << results[i].error;
       ASSERT_EQ(results[i].outputs.size(), 1u) << cases[i].name;
       if (cases[i].dtype == DType::kInt8) {
-        compare<std::int8_t>(cases[i], jobs[i].inputs[0], results[i].outputs[0], opt);
+        compare<std::int8_t>(cases[i], jobs[i].model, jobs[i].inputs[0], results[i].outputs[0], opt);
       } else {
-        compare<std::uint8_t>(cases[i], jobs[i].inputs[0], results[i].outputs[0], opt);
+        compare<std::uint8_t>(cases[i], jobs[i].model, jobs[i].inputs[0], results[i].outputs[0], opt);
       }
     }
   }
@@ -200,6 +215,9 @@ TEST(OrtOracle, ResizeLinearPlainAndQdqBothLevels) {
         EXPECT_GT(r.mismatches, 0u) << op << " " << path << " " << contrast << ": the contrast never differs";
       }
       EXPECT_EQ(tally_row(op, "plain opt " + opt, "ort_resize_bilinear").mismatches, 0u);
+      EXPECT_GT(tally_row(op, "qdq opt " + opt, std::string("qparity ") + (opt == "all" ? "ort-cpu" : "ort-cpu-unfused"))
+                    .elements,
+                0u);
     }
   }
 }

@@ -26,8 +26,12 @@
 //                      from the options)                      §21.9); xnnpack_takes() is false
 //   kFloat             ONNX Runtime's systems: kOnnxRuntime   kTfliteReference (UNVERIFIED; ONNX
 //                      (its Resize on 8-bit tensors with the  Runtime's nearest modes are not
-//                      ONNX mode the options name; measured); modelled)
-//                      the others kFloat32 (UNVERIFIED)
+//                      ONNX mode the options name; a QDQ      modelled)
+//                      group read from .onnx, under preset
+//                      onnxruntime-qdq-float: dequantize,
+//                      float Resize, QuantizeLinear;
+//                      measured); the others kFloat32
+//                      (UNVERIFIED)
 //   kNpu               as kTfliteOptimized (UNVERIFIED        as kTfliteOptimized (UNVERIFIED)
 //                      hypothesis: a vendor's converter is
 //                      validated against TFLite's CPU kernel)
@@ -163,8 +167,12 @@ class ResizePrepared : public PreparedNode {
     dtype_ = in.dtype;
     geo_ = geometry_of(g, n);
     quant_ = quant_text(in);
+    in_q_ = tensor_quant(in);
     if (bilinear_) {
       bilinear_variant_ = bilinear_variant(sys, dtype_);
+      // An unfused QDQ group (ort_system: preset onnxruntime-qdq-float): dequantize, float Resize,
+      // QuantizeLinear.
+      ort_qdq_ = bilinear_variant_ == ResizeBilinearVariant::kOnnxRuntime && sys.preset.name == "onnxruntime-qdq-float";
       if (bilinear_variant_ == ResizeBilinearVariant::kTfliteFloatOptimized &&
           reference::resize_bilinear_888_special_case(geo_)) {
         node_error(g, n, fmt::format("{} under {}: TFLite's optimized uint8 kernel runs its 8x upsampling special "
@@ -195,8 +203,14 @@ class ResizePrepared : public PreparedNode {
     Tensor& y = values[static_cast<std::size_t>(out_)];
     with_8bit_type(dtype_, [&](auto t) {
       using T = decltype(t);
-      const std::vector<T> out = bilinear_ ? reference::resize_bilinear<T>(elements_of<T>(x), geo_, bilinear_variant_)
-                                           : reference::resize_nearest<T>(elements_of<T>(x), geo_, nearest_variant_);
+      std::vector<T> out;
+      if (!bilinear_) {
+        out = reference::resize_nearest<T>(elements_of<T>(x), geo_, nearest_variant_);
+      } else if (ort_qdq_) {
+        out = reference::ort_resize_bilinear<T>(elements_of<T>(x), geo_, reference::onnx_mode_of(geo_), &in_q_);
+      } else {
+        out = reference::resize_bilinear<T>(elements_of<T>(x), geo_, bilinear_variant_);
+      }
       if (!out.empty()) std::memcpy(data_of<T>(y), out.data(), out.size());
     });
   }
@@ -206,8 +220,11 @@ class ResizePrepared : public PreparedNode {
     return {fmt::format("arithmetic: {}", system_.name),
             fmt::format("{} {}, {} (input and output)", bilinear_ ? "RESIZE_BILINEAR" : "RESIZE_NEAREST_NEIGHBOR",
                         geometry_text(geo_), quant_),
-            npu + (bilinear_ ? bilinear_variant_text(bilinear_variant_)
-                             : nearest_variant_text(nearest_variant_, geo_.align_corners || geo_.half_pixel_centers))};
+            npu + (!bilinear_ ? nearest_variant_text(nearest_variant_, geo_.align_corners || geo_.half_pixel_centers)
+                   : ort_qdq_  ? "ONNX Runtime QDQ group DequantizeLinear -> Resize (linear, float32) -> "
+                                 "QuantizeLinear: float(x - zp) * s blended with ONNX coordinates and float32 "
+                                 "weights, then y / s rounded half to even + zp"
+                               : bilinear_variant_text(bilinear_variant_))};
   }
 
  private:
@@ -219,6 +236,8 @@ class ResizePrepared : public PreparedNode {
   std::string quant_;
   ResizeBilinearVariant bilinear_variant_ = ResizeBilinearVariant::kTfliteInteger;
   ResizeNearestVariant nearest_variant_ = ResizeNearestVariant::kTfliteReference;
+  reference::TensorQuant in_q_;
+  bool ort_qdq_ = false;
 };
 
 class ResizeOp : public Op {
