@@ -10,6 +10,7 @@
 #include "model/ops/data_ops.h"
 #include "model/ops/pool2d.h"
 #include "model/ops/resize.h"
+#include "qparity/reference/resize.h"
 #include "model/runner.h"
 #include "model/system.h"
 #include "onnx_builder.h"
@@ -465,9 +466,35 @@ TEST(OnnxReader, ResizeLinearIsResizeBilinearInNhwc) {
   EXPECT_EQ(read_error(resize_model("linear", "half_pixel", {}, {1.0f, 1.0f, 1.5f, 2.0f})), "(no error)");
 }
 
+// Mode nearest becomes RESIZE_NEAREST_NEIGHBOR carrying ONNX's rule, which only ONNX Runtime's
+// systems run: TFLite's refuse it naming the rule.
+TEST(OnnxReader, ResizeNearestCarriesOnnxsRuleForOrtOnly) {
+  OnnxBuilder b = resize_model("nearest", "asymmetric", {1, 3, 7, 2});
+  onnx::NodeProto* n = b.model().mutable_graph()->mutable_node(0);
+  OnnxBuilder::string_attr(*n, "nearest_mode", "ceil");
+  const Graph g = read_onnx(b.bytes(), "m.onnx");
+  const qparity::model::Node* r = nullptr;
+  for (const auto& node : g.nodes) {
+    if (node.op == OpKind::kResizeNearestNeighbor) r = &node;
+  }
+  ASSERT_NE(r, nullptr);
+  const auto& o = r->opts<qparity::model::ResizeOptions>();
+  ASSERT_TRUE(o.onnx_nearest.has_value());
+  EXPECT_EQ(o.onnx_nearest->nearest, qparity::reference::OnnxNearestMode::kCeil);
+  EXPECT_EQ(o.onnx_nearest->coordinates, qparity::reference::OnnxCoordinateMode::kAsymmetric);
+  Tensor x = qparity::cli::make_tensor(DType::kInt8, {1, 3, 4, 5});
+  EXPECT_EQ(run_error(g, {x}, "ort-cpu"), "(no error)");
+  EXPECT_NE(run_error(g, {x}, "tflite-xnnpack-x86").find("only ONNX Runtime's systems run ONNX's nearest rules"),
+            std::string::npos)
+      << run_error(g, {x}, "tflite-xnnpack-x86");
+  OnnxBuilder bad = resize_model("nearest", "asymmetric", {1, 3, 7, 2});
+  OnnxBuilder::string_attr(*bad.model().mutable_graph()->mutable_node(0), "nearest_mode", "simple");
+  EXPECT_NE(read_error(bad).find("nearest_mode = 'simple'; allowed"), std::string::npos) << read_error(bad);
+}
+
 TEST(OnnxReader, ResizeRefusesWhatIsNotModelled) {
   const std::pair<OnnxBuilder, const char*> cases[] = {
-      {resize_model("nearest", "asymmetric", {1, 3, 7, 2}), "attribute mode = 'nearest'; allowed: linear"},
+      {resize_model("cubic", "asymmetric", {1, 3, 7, 2}), "attribute mode = 'cubic'; allowed: linear, nearest"},
       {resize_model("linear", "tf_crop_and_resize", {1, 3, 7, 2}), "coordinate_transformation_mode = "
                                                                    "'tf_crop_and_resize'; allowed"},
       {resize_model("linear", "half_pixel", {1, 6, 7, 2}), "resizes N or C"},

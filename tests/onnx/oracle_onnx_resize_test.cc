@@ -1,11 +1,13 @@
-// ONNX Resize (mode linear) in the real ONNX Runtime (npm onnxruntime-node, CPU execution provider,
+// ONNX Resize (modes linear and nearest) in the real ONNX Runtime (npm onnxruntime-node, CPU execution provider,
 // one thread) against qparity's reference of it (include/qparity/reference/resize.h
-// ort_resize_bilinear), at graph optimization levels `all` and `disabled`, in both forms:
+// ort_resize_bilinear, ort_resize_nearest), at graph optimization levels `all` and `disabled`, in both
+// forms:
 //   plain  Resize on int8 / uint8 tensors: ORT's float weights on the stored integers, truncated;
 //   qdq    DequantizeLinear -> Resize (float32) -> QuantizeLinear: the float blend, then MLAS's
 //          QuantizeLinear (ORT fuses nothing here at either level).
 // Opset 13, NCHW inputs resized in H and W through the `sizes` input, coordinate modes
-// half_pixel, pytorch_half_pixel, asymmetric and align_corners, up- and downsampling at integer and
+// half_pixel, pytorch_half_pixel, asymmetric and align_corners (nearest: with the nearest modes
+// round_prefer_floor, round_prefer_ceil, floor and ceil in turn), up- and downsampling at integer and
 // non-integer ratios and 1-pixel sides, full-range data. The reference runs on the NHWC transpose.
 // Each model is also read by qparity's .onnx reader (RESIZE_BILINEAR between NCHW <-> NHWC
 // transposes) and run under ort-cpu (level all) and ort-cpu-unfused (level disabled): the whole path
@@ -14,7 +16,8 @@
 // Contrasts, each of which must get some element wrong: for the plain form, TFLite's 10-bit integer
 // kernel on the matching TFLite options (the same positions for align_corners; half_pixel and
 // asymmetric map onto half_pixel_centers and the legacy mapping) and ORT's own QDQ arithmetic; for
-// the QDQ form, the plain form's truncation of the stored integers.
+// the QDQ form, the plain form's truncation of the stored integers; for nearest, TFLite's index rule
+// on the matching options.
 // Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
@@ -39,6 +42,8 @@ namespace ref = qparity::reference;
 struct Case {
   DType dtype;
   bool qdq;
+  bool nearest;  // mode nearest (nearest_mode nm), else linear
+  ref::OnnxNearestMode nm;
   ref::OnnxCoordinateMode mode;
   std::size_t c, h, w, oh, ow;
   float scale;
@@ -52,6 +57,16 @@ const char* mode_name(ref::OnnxCoordinateMode m) {
     case ref::OnnxCoordinateMode::kPytorchHalfPixel: return "pytorch_half_pixel";
     case ref::OnnxCoordinateMode::kAsymmetric: return "asymmetric";
     case ref::OnnxCoordinateMode::kAlignCorners: return "align_corners";
+  }
+  return "?";
+}
+
+const char* nearest_name(ref::OnnxNearestMode m) {
+  switch (m) {
+    case ref::OnnxNearestMode::kRoundPreferFloor: return "round_prefer_floor";
+    case ref::OnnxNearestMode::kRoundPreferCeil: return "round_prefer_ceil";
+    case ref::OnnxNearestMode::kFloor: return "floor";
+    case ref::OnnxNearestMode::kCeil: return "ceil";
   }
   return "?";
 }
@@ -72,8 +87,9 @@ std::vector<std::uint8_t> resize_model(const Case& k) {
     b.node("DequantizeLinear", {"x", "s", "zp"}, {"xf"});
   }
   onnx::NodeProto& r = b.node("Resize", {in, "", "", "sizes"}, {out});
-  OnnxBuilder::string_attr(r, "mode", "linear");
+  OnnxBuilder::string_attr(r, "mode", k.nearest ? "nearest" : "linear");
   OnnxBuilder::string_attr(r, "coordinate_transformation_mode", mode_name(k.mode));
+  if (k.nearest) OnnxBuilder::string_attr(r, "nearest_mode", nearest_name(k.nm));
   if (k.qdq) b.node("QuantizeLinear", {"yf", "s", "zp"}, {"y"});
   return b.bytes();
 }
@@ -122,16 +138,17 @@ void compare(const Case& k, const std::vector<std::uint8_t>& model, const Tensor
   g.out_w = k.ow;
   const std::vector<T> xs = to_nhwc(reinterpret_cast<const T*>(x.bytes.data()), k.c, k.h, k.w);
   const ref::TensorQuant q{k.scale, static_cast<std::int32_t>(k.zp)};
-  const std::vector<T> ours = ref::ort_resize_bilinear(xs, g, k.mode, k.qdq ? &q : nullptr);
+  const std::vector<T> ours = k.nearest ? ref::ort_resize_nearest(xs, g, k.mode, k.nm)
+                                        : ref::ort_resize_bilinear(xs, g, k.mode, k.qdq ? &q : nullptr);
   std::string first;
   const std::size_t wrong = differ(ort, ours, k, &first);
   EXPECT_EQ(wrong, 0u) << k.name << " opt " << opt << ": " << first;
-  const std::string op = std::string("Resize linear ") + qparity::cli::to_string(k.dtype);
+  const std::string op = std::string(k.nearest ? "Resize nearest " : "Resize linear ") + qparity::cli::to_string(k.dtype);
   const std::string path = std::string(k.qdq ? "qdq" : "plain") + " opt " + opt;
-  tally(op, path, "ort_resize_bilinear", ours.size(), wrong);
+  tally(op, path, k.nearest ? "ort_resize_nearest" : "ort_resize_bilinear", ours.size(), wrong);
   // The same model through the reader and the runner, under the profile of the level.
   const std::string profile = opt == "all" ? "ort-cpu" : "ort-cpu-unfused";
-  if (k.mode == ref::OnnxCoordinateMode::kPytorchHalfPixel && (k.oh == 1 || k.ow == 1)) {
+  if (!k.nearest && k.mode == ref::OnnxCoordinateMode::kPytorchHalfPixel && (k.oh == 1 || k.ow == 1)) {
     // The reader takes pytorch_half_pixel only where it is half_pixel (every output side > 1).
     EXPECT_ANY_THROW(qparity::model::read_onnx(model, k.name + ".onnx")) << k.name;
   } else {
@@ -140,6 +157,16 @@ void compare(const Case& k, const std::vector<std::uint8_t>& model, const Tensor
     const OutputsCompared c = compare_outputs({ort}, run);
     EXPECT_EQ(c.wrong, 0u) << k.name << " under " << profile << ": " << c.first;
     tally(op, path, "qparity " + profile, c.elements, c.wrong);
+  }
+  if (k.nearest) {
+    // TFLite's index rule on the matching options (asymmetric: the legacy mapping).
+    if (k.mode != ref::OnnxCoordinateMode::kPytorchHalfPixel) {
+      g.align_corners = k.mode == ref::OnnxCoordinateMode::kAlignCorners;
+      g.half_pixel_centers = k.mode == ref::OnnxCoordinateMode::kHalfPixel;
+      tally(op, "opt " + opt, "TFLite index rule (contrast)", ours.size(),
+            differ(ort, ref::resize_nearest(xs, g, ref::ResizeNearestVariant::kTfliteReference), k, nullptr));
+    }
+    return;
   }
   if (k.qdq) {
     tally(op, path, "plain truncation (contrast)", ours.size(),
@@ -156,7 +183,7 @@ void compare(const Case& k, const std::vector<std::uint8_t>& model, const Tensor
   }
 }
 
-TEST(OrtOracle, ResizeLinearPlainAndQdqBothLevels) {
+TEST(OrtOracle, ResizeLinearAndNearestPlainAndQdqBothLevels) {
   std::mt19937 rng(20261127);
   const ref::OnnxCoordinateMode modes[] = {ref::OnnxCoordinateMode::kHalfPixel,
                                            ref::OnnxCoordinateMode::kPytorchHalfPixel,
@@ -170,20 +197,29 @@ TEST(OrtOracle, ResizeLinearPlainAndQdqBothLevels) {
   std::vector<Case> cases;
   std::vector<OrtJob> jobs;
   int index = 0;
+  const ref::OnnxNearestMode nearest_modes[] = {ref::OnnxNearestMode::kRoundPreferFloor,
+                                                 ref::OnnxNearestMode::kRoundPreferCeil, ref::OnnxNearestMode::kFloor,
+                                                 ref::OnnxNearestMode::kCeil};
   for (DType d : {DType::kInt8, DType::kUint8}) {
     for (bool qdq : {false, true}) {
+      for (bool nearest : {false, true}) {
       for (const Geo& geo : geos) {
         for (ref::OnnxCoordinateMode m : modes) {
-          Case k{d, qdq, m, geo.c, geo.h, geo.w, geo.oh, geo.ow, 0.02f + 0.01f * static_cast<float>(index % 5),
-                 d == DType::kInt8 ? -5 + index % 11 : 100 + index % 50, ""};
-          k.name = std::string(qparity::cli::to_string(d)) + (qdq ? " qdq " : " plain ") + mode_name(m) + " " +
-                   std::to_string(geo.h) + "x" + std::to_string(geo.w) + " -> " + std::to_string(geo.oh) + "x" +
-                   std::to_string(geo.ow) + " c" + std::to_string(geo.c);
+          // Nearest: every coordinate mode with every nearest mode over the geometries.
+          const ref::OnnxNearestMode nm = nearest_modes[static_cast<std::size_t>(index) % 4];
+          Case k{d, qdq, nearest, nm, m, geo.c, geo.h, geo.w, geo.oh, geo.ow,
+                 0.02f + 0.01f * static_cast<float>(index % 5), d == DType::kInt8 ? -5 + index % 11 : 100 + index % 50,
+                 ""};
+          k.name = std::string(qparity::cli::to_string(d)) + (qdq ? " qdq " : " plain ") +
+                   (nearest ? std::string("nearest ") + nearest_name(nm) + " " : std::string("linear ")) +
+                   mode_name(m) + " " + std::to_string(geo.h) + "x" + std::to_string(geo.w) + " -> " +
+                   std::to_string(geo.oh) + "x" + std::to_string(geo.ow) + " c" + std::to_string(geo.c);
           const std::int64_t lo = d == DType::kInt8 ? -128 : 0, hi = d == DType::kInt8 ? 127 : 255;
           jobs.push_back({k.name, resize_model(k), {random_tensor(rng, d, {1, geo.c, geo.h, geo.w}, lo, hi)}});
           cases.push_back(k);
           ++index;
         }
+      }
       }
     }
   }
@@ -215,6 +251,9 @@ TEST(OrtOracle, ResizeLinearPlainAndQdqBothLevels) {
         EXPECT_GT(r.mismatches, 0u) << op << " " << path << " " << contrast << ": the contrast never differs";
       }
       EXPECT_EQ(tally_row(op, "plain opt " + opt, "ort_resize_bilinear").mismatches, 0u);
+      const std::string nop = std::string("Resize nearest ") + t;
+      EXPECT_GT(tally_row(nop, "opt " + opt, "TFLite index rule (contrast)").mismatches, 0u) << nop;
+      EXPECT_GT(tally_row(nop, "qdq opt " + opt, "ort_resize_nearest").elements, 0u) << nop;
       EXPECT_GT(tally_row(op, "qdq opt " + opt, std::string("qparity ") + (opt == "all" ? "ort-cpu" : "ort-cpu-unfused"))
                     .elements,
                 0u);

@@ -134,7 +134,8 @@ class Importer {
   void read_qlinear_lookup(const onnx::NodeProto& node, const std::string& label, OpKind op);
   // com.microsoft QLinearSoftmax (opset: its `opset` attribute) or a QDQ Softmax (opset 13 rules).
   void read_qlinear_softmax(const onnx::NodeProto& node, const std::string& label, std::int64_t opset);
-  // Resize (mode linear) of a 4-D NCHW 8-bit value in H and W, as RESIZE_BILINEAR in NHWC; `qdq`: the
+  // Resize (mode linear or nearest) of a 4-D NCHW 8-bit value in H and W, as RESIZE_BILINEAR or
+  // RESIZE_NEAREST_NEIGHBOR in NHWC; `qdq`: the
   // quantization of a QDQ group's input and output (null: a plain Resize on 8-bit tensors).
   void read_resize(const onnx::NodeProto& node, const std::string& label, const Quantization* qdq);
 
@@ -1002,21 +1003,22 @@ void Importer::read_qlinear_softmax(const onnx::NodeProto& node, const std::stri
   add_node(std::move(n));
 }
 
-// Resize (opset 13+: X, roi, scales, sizes) in mode linear, resizing H and W of a 4-D NCHW int8 / uint8
-// value, as RESIZE_BILINEAR on its NHWC view (docs/semantics.md §21.9). The coordinate mode maps onto
-// the op's options (half_pixel -> half_pixel_centers, align_corners -> align_corners, asymmetric ->
-// neither; pytorch_half_pixel is half_pixel when no output side is 1), which ONNX Runtime's systems
-// turn back into its own arithmetic and TFLite's systems read as TFLite's. Plain Resize does not
-// requantize: the output keeps the input's quantization (scale 1, zero point 0 for an unquantized
-// graph input). Everything else (mode nearest or cubic, other coordinate modes, antialias, axes,
-// exclude_outside, a keep_aspect_ratio_policy, N or C resized, scales that are not out / in) is
-// refused, naming the node and the attribute or input.
+// Resize (opset 13+: X, roi, scales, sizes) resizing H and W of a 4-D NCHW int8 / uint8 value, on its
+// NHWC view (docs/semantics.md §21.9). Mode linear becomes RESIZE_BILINEAR, the coordinate mode its
+// options (half_pixel -> half_pixel_centers, align_corners -> align_corners, asymmetric -> neither;
+// pytorch_half_pixel is half_pixel when no output side is 1), which ONNX Runtime's systems turn back
+// into its own arithmetic and TFLite's systems read as TFLite's. Mode nearest becomes
+// RESIZE_NEAREST_NEIGHBOR carrying ONNX's rule (coordinate mode and nearest_mode), which only ONNX
+// Runtime's systems run. Plain Resize does not requantize: the output keeps the input's
+// quantization (scale 1, zero point 0 for an unquantized graph input). Everything else (mode cubic,
+// other coordinate or nearest modes, antialias, axes, exclude_outside, a keep_aspect_ratio_policy, N
+// or C resized, scales that are not out / in) is refused, naming the node and the attribute or input.
 void Importer::read_resize(const onnx::NodeProto& node, const std::string& label, const Quantization* qdq) {
   if (node.input_size() < 3 || node.input_size() > 4) {
     fail(fmt::format("{}: {} inputs; allowed: X, roi, scales and optional sizes", label, node.input_size()));
   }
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
-  std::string mode = "nearest", ctm = "half_pixel";
+  std::string mode = "nearest", ctm = "half_pixel", nearest_mode = "round_prefer_floor";
   auto string_of = [&](const onnx::AttributeProto& a) {
     if (a.type() != onnx::AttributeProto_AttributeType_STRING) {
       fail(fmt::format("{}: attribute {} must be a string", label, a.name()));
@@ -1034,32 +1036,61 @@ void Importer::read_resize(const onnx::NodeProto& node, const std::string& label
       mode = string_of(a);
     } else if (a.name() == "coordinate_transformation_mode") {
       ctm = string_of(a);
+    } else if (a.name() == "nearest_mode") {
+      nearest_mode = string_of(a);
     } else if (a.name() == "exclude_outside" || a.name() == "antialias") {
       if (int_of(a) != 0) fail(fmt::format("{}: attribute {} = {}; allowed: 0", label, a.name(), a.i()));
     } else if (a.name() == "keep_aspect_ratio_policy") {
       if (string_of(a) != "stretch") {
         fail(fmt::format("{}: attribute keep_aspect_ratio_policy = '{}'; allowed: stretch", label, a.s()));
       }
-    } else if (a.name() != "nearest_mode" && a.name() != "cubic_coeff_a" && a.name() != "extrapolation_value") {
-      // nearest_mode, cubic_coeff_a and extrapolation_value do not apply to linear without tf_crop_and_resize
+    } else if (a.name() != "cubic_coeff_a" && a.name() != "extrapolation_value") {
+      // cubic_coeff_a and extrapolation_value do not apply to linear or nearest without tf_crop_and_resize
       fail(fmt::format("{}: attribute '{}'; allowed: mode, coordinate_transformation_mode, exclude_outside 0, "
                        "antialias 0, keep_aspect_ratio_policy stretch, nearest_mode, cubic_coeff_a, "
                        "extrapolation_value", label, a.name()));
     }
   }
-  if (mode != "linear") {
-    fail(fmt::format("{}: attribute mode = '{}'; allowed: linear (ONNX Runtime's nearest and cubic Resize are not "
+  if (mode != "linear" && mode != "nearest") {
+    fail(fmt::format("{}: attribute mode = '{}'; allowed: linear, nearest (ONNX Runtime's cubic Resize is not "
                      "modelled)", label, mode));
   }
+  const bool nearest = mode == "nearest";
   auto options = std::make_shared<ResizeOptions>();
   const bool pytorch = ctm == "pytorch_half_pixel";
+  OnnxNearestRule rule;
   if (ctm == "half_pixel" || pytorch) {
     options->half_pixel_centers = true;
+    rule.coordinates = pytorch ? reference::OnnxCoordinateMode::kPytorchHalfPixel : reference::OnnxCoordinateMode::kHalfPixel;
   } else if (ctm == "align_corners") {
     options->align_corners = true;
-  } else if (ctm != "asymmetric") {
+    rule.coordinates = reference::OnnxCoordinateMode::kAlignCorners;
+  } else if (ctm == "asymmetric") {
+    rule.coordinates = reference::OnnxCoordinateMode::kAsymmetric;
+  } else {
     fail(fmt::format("{}: attribute coordinate_transformation_mode = '{}'; allowed: half_pixel, pytorch_half_pixel, "
                      "asymmetric, align_corners", label, ctm));
+  }
+  if (nearest) {
+    const std::pair<const char*, reference::OnnxNearestMode> modes[] = {
+        {"round_prefer_floor", reference::OnnxNearestMode::kRoundPreferFloor},
+        {"round_prefer_ceil", reference::OnnxNearestMode::kRoundPreferCeil},
+        {"floor", reference::OnnxNearestMode::kFloor},
+        {"ceil", reference::OnnxNearestMode::kCeil}};
+    bool known = false;
+    for (const auto& [name, m] : modes) {
+      if (nearest_mode == name) {
+        rule.nearest = m;
+        known = true;
+      }
+    }
+    if (!known) {
+      fail(fmt::format("{}: attribute nearest_mode = '{}'; allowed: round_prefer_floor, round_prefer_ceil, floor, ceil",
+                       label, nearest_mode));
+    }
+    // ONNX's index rule replaces TFLite's options (RESIZE_NEAREST_NEIGHBOR's onnx_nearest).
+    options->align_corners = options->half_pixel_centers = false;
+    options->onnx_nearest = rule;
   }
   const auto it = values_.find(node.input(0));
   if (it == values_.end()) {
@@ -1114,7 +1145,7 @@ void Importer::read_resize(const onnx::NodeProto& node, const std::string& label
     fail(fmt::format("{}: resizes N or C ({}x{} -> {}x{}); allowed: H and W only", label, nchw[0], nchw[1], out[0],
                      out[1]));
   }
-  if (pytorch && (out[2] == 1 || out[3] == 1)) {
+  if (!nearest && pytorch && (out[2] == 1 || out[3] == 1)) {
     fail(fmt::format("{}: pytorch_half_pixel with an output side of 1; allowed: sides > 1 (where it is half_pixel)",
                      label));
   }
@@ -1132,7 +1163,7 @@ void Importer::read_resize(const onnx::NodeProto& node, const std::string& label
   const int size = int32_constant(node.output(0) + ":size", {out[2], out[3]});
   const int y = output_tensor(node.output(0), src.dtype, q, /*nhwc=*/true, label);
   Node n;
-  n.op = OpKind::kResizeBilinear;
+  n.op = nearest ? OpKind::kResizeNearestNeighbor : OpKind::kResizeBilinear;
   n.name = node.name().empty() ? node.output(0) : node.name();
   n.inputs = {x, size};
   n.outputs = {y};
@@ -1893,7 +1924,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
       "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
       "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
       "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool / QLinearSigmoid / "
-      "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Resize (linear) of 8-bit values, "
+      "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Resize (linear, nearest) of 8-bit values, "
       "Constant, and QDQ groups (DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, "
       "AveragePool, MaxPool, Concat, Reshape, Flatten, Transpose, Sigmoid, LeakyRelu, Softmax or Resize -> "
       "QuantizeLinear)",

@@ -24,9 +24,10 @@
 //                      size, per-tensor 8-bit; flags          path (measured: LiteRT.js runs it in
 //                      ALIGN_CORNERS / TENSORFLOW_LEGACY_MODE TFLite's kernel, docs/semantics.md
 //                      from the options)                      §21.9); xnnpack_takes() is false
-//   kFloat             ONNX Runtime's systems: kOnnxRuntime   kTfliteReference (UNVERIFIED; ONNX
-//                      (its Resize on 8-bit tensors with the  Runtime's nearest modes are not
-//                      ONNX mode the options name; a QDQ      modelled)
+//   kFloat             ONNX Runtime's systems: kOnnxRuntime   a node read from ONNX (options.onnx_
+//                      (its Resize on 8-bit tensors with the  nearest): ort_resize_nearest (measured;
+//                      ONNX mode the options name; a QDQ      refused under every other system); else
+//                                                             kTfliteReference (UNVERIFIED)
 //                      group read from .onnx, under preset
 //                      onnxruntime-qdq-float: dequantize,
 //                      float Resize, QuantizeLinear;
@@ -55,7 +56,31 @@
 
 namespace qparity::model {
 
+const char* to_string(reference::OnnxCoordinateMode mode) {
+  switch (mode) {
+    case reference::OnnxCoordinateMode::kHalfPixel: return "half_pixel";
+    case reference::OnnxCoordinateMode::kPytorchHalfPixel: return "pytorch_half_pixel";
+    case reference::OnnxCoordinateMode::kAsymmetric: return "asymmetric";
+    case reference::OnnxCoordinateMode::kAlignCorners: return "align_corners";
+  }
+  return "?";
+}
+
+const char* to_string(reference::OnnxNearestMode mode) {
+  switch (mode) {
+    case reference::OnnxNearestMode::kRoundPreferFloor: return "round_prefer_floor";
+    case reference::OnnxNearestMode::kRoundPreferCeil: return "round_prefer_ceil";
+    case reference::OnnxNearestMode::kFloor: return "floor";
+    case reference::OnnxNearestMode::kCeil: return "ceil";
+  }
+  return "?";
+}
+
 std::string ResizeOptions::describe() const {
+  if (onnx_nearest) {
+    return fmt::format("ONNX coordinate_transformation_mode {}, nearest_mode {}", to_string(onnx_nearest->coordinates),
+                       to_string(onnx_nearest->nearest));
+  }
   return fmt::format("align_corners {}, half_pixel_centers {}", align_corners, half_pixel_centers);
 }
 
@@ -195,6 +220,13 @@ class ResizePrepared : public PreparedNode {
       }
     } else {
       nearest_variant_ = nearest_variant(sys, dtype_);
+      onnx_nearest_ = n.opts<ResizeOptions>().onnx_nearest;
+      if (onnx_nearest_ && !is_onnxruntime_system(sys)) {
+        node_error(g, n, fmt::format("read from an ONNX Resize in mode nearest ({}) under {}: only ONNX Runtime's "
+                                     "systems run ONNX's nearest rules (TFLite's RESIZE_NEAREST_NEIGHBOR picks other "
+                                     "indices); allowed: the ort-cpu* profiles and the onnxruntime presets",
+                                     n.options->describe(), sys.name));
+      }
     }
   }
 
@@ -204,7 +236,10 @@ class ResizePrepared : public PreparedNode {
     with_8bit_type(dtype_, [&](auto t) {
       using T = decltype(t);
       std::vector<T> out;
-      if (!bilinear_) {
+      if (!bilinear_ && onnx_nearest_) {
+        out = reference::ort_resize_nearest<T>(elements_of<T>(x), geo_, onnx_nearest_->coordinates,
+                                               onnx_nearest_->nearest);
+      } else if (!bilinear_) {
         out = reference::resize_nearest<T>(elements_of<T>(x), geo_, nearest_variant_);
       } else if (ort_qdq_) {
         out = reference::ort_resize_bilinear<T>(elements_of<T>(x), geo_, reference::onnx_mode_of(geo_), &in_q_);
@@ -220,7 +255,11 @@ class ResizePrepared : public PreparedNode {
     return {fmt::format("arithmetic: {}", system_.name),
             fmt::format("{} {}, {} (input and output)", bilinear_ ? "RESIZE_BILINEAR" : "RESIZE_NEAREST_NEIGHBOR",
                         geometry_text(geo_), quant_),
-            npu + (!bilinear_ ? nearest_variant_text(nearest_variant_, geo_.align_corners || geo_.half_pixel_centers)
+            npu + (!bilinear_ && onnx_nearest_
+                       ? fmt::format("ONNX Runtime Resize (nearest): ONNX positions ({}), nearest_mode {}, clamped to "
+                                     "the input; an axis of scale 1 copied", to_string(onnx_nearest_->coordinates),
+                                     to_string(onnx_nearest_->nearest))
+                   : !bilinear_ ? nearest_variant_text(nearest_variant_, geo_.align_corners || geo_.half_pixel_centers)
                    : ort_qdq_  ? "ONNX Runtime QDQ group DequantizeLinear -> Resize (linear, float32) -> "
                                  "QuantizeLinear: float(x - zp) * s blended with ONNX coordinates and float32 "
                                  "weights, then y / s rounded half to even + zp"
@@ -238,6 +277,7 @@ class ResizePrepared : public PreparedNode {
   ResizeNearestVariant nearest_variant_ = ResizeNearestVariant::kTfliteReference;
   reference::TensorQuant in_q_;
   bool ort_qdq_ = false;
+  std::optional<OnnxNearestRule> onnx_nearest_;
 };
 
 class ResizeOp : public Op {
@@ -319,6 +359,10 @@ class ResizeOp : public Op {
     }
     if (!n.options) node_error(g, n, "no options (align_corners, half_pixel_centers)");
     const ResizeOptions& o = n.opts<ResizeOptions>();
+    if (o.onnx_nearest && (kind_ != OpKind::kResizeNearestNeighbor || o.align_corners || o.half_pixel_centers)) {
+      node_error(g, n, "ONNX nearest rule on a RESIZE_BILINEAR, or together with align_corners / half_pixel_centers; "
+                       "allowed: on RESIZE_NEAREST_NEIGHBOR alone");
+    }
     if (o.align_corners && o.half_pixel_centers) {
       node_error(g, n, "options align_corners and half_pixel_centers are both true; allowed: at most one (TFLite's "
                        "Prepare refuses both)");
@@ -356,6 +400,10 @@ class ResizeOp : public Op {
 
   TfliteOptions write_tflite(flatbuffers::FlatBufferBuilder& b, const Node& n) const override {
     const ResizeOptions& o = n.opts<ResizeOptions>();
+    if (o.onnx_nearest) {
+      throw cli::ToolError(fmt::format("node '{}': RESIZE_NEAREST_NEIGHBOR with ONNX's index rule ({}) has no .tflite "
+                                       "form (TFLite's options name other rules)", n.name, o.describe()));
+    }
     if (kind_ == OpKind::kResizeBilinear) {
       return {tflite::BuiltinOptions_ResizeBilinearOptions,
               tflite::CreateResizeBilinearOptions(b, o.align_corners, o.half_pixel_centers).o};
