@@ -183,7 +183,7 @@ void compare(const Case& k, const std::vector<std::uint8_t>& model, const Tensor
   }
 }
 
-TEST(OrtOracle, ResizeLinearAndNearestPlainAndQdqBothLevels) {
+TEST(OnnxResizeOracle, LinearAndNearestPlainAndQdqBothLevels) {
   std::mt19937 rng(20261127);
   const ref::OnnxCoordinateMode modes[] = {ref::OnnxCoordinateMode::kHalfPixel,
                                            ref::OnnxCoordinateMode::kPytorchHalfPixel,
