@@ -294,7 +294,7 @@ class ResizeOp : public Op {
       bool align, half;
     };
     const S all[] = {
-        {"int8, half_pixel_centers, 3x5 -> 7x4", DType::kInt8, {1, 3, 5, 3}, 7, 4, false, true},
+        {"int8, half_pixel, 3x5 -> 7x4", DType::kInt8, {1, 3, 5, 3}, 7, 4, false, true},
         {"int8, legacy mapping, 4x4 -> 6x3", DType::kInt8, {1, 4, 4, 2}, 6, 3, false, false},
         {"uint8, align_corners, 5x3 -> 2x7", DType::kUint8, {2, 5, 3, 2}, 2, 7, true, false},
     };
