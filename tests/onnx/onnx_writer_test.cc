@@ -165,5 +165,47 @@ TEST(OnnxWriter, ResizeBilinearRoundTripsInBothForms) {
   }
 }
 
+// A RESIZE_NEAREST_NEIGHBOR read from an ONNX Resize (ONNX's rule) is written back as that Resize and
+// read again to the same rule and bits; one with TFLite's rule is refused naming the node.
+TEST(OnnxWriter, ResizeNearestWithOnnxsRuleRoundTrips) {
+  GraphBuilder b("resize nearest");
+  const int x = b.tensor("x", DType::kUint8, {1, 4, 3, 2}, GraphBuilder::per_tensor(0.1f, 128));
+  Tensor size = qparity::cli::make_tensor(DType::kInt32, {2});
+  size.set_integer(0, 7);
+  size.set_integer(1, 5);
+  const int sz = b.constant("size", size);
+  const int y = b.tensor("y", DType::kUint8, {}, GraphBuilder::per_tensor(0.1f, 128));
+  auto o = std::make_shared<ResizeOptions>();
+  o->onnx_nearest = OnnxNearestRule{qparity::reference::OnnxCoordinateMode::kHalfPixel,
+                                    qparity::reference::OnnxNearestMode::kRoundPreferCeil};
+  b.node(OpKind::kResizeNearestNeighbor, {x, sz}, {y}, o, "rn");
+  b.input(x);
+  b.output(y);
+  const Graph g = b.finish();
+  for (OnnxForm form : {OnnxForm::kQLinear, OnnxForm::kQdq}) {
+    OnnxWriteOptions wo;
+    wo.form = form;
+    const Graph back = read_onnx(write_onnx(g, wo), "rn.onnx");
+    const Node* r = nullptr;
+    for (const Node& n : back.nodes) {
+      if (n.op == OpKind::kResizeNearestNeighbor) r = &n;
+    }
+    ASSERT_NE(r, nullptr) << onnx_form_name(form);
+    ASSERT_TRUE(r->opts<ResizeOptions>().onnx_nearest.has_value());
+    EXPECT_EQ(r->opts<ResizeOptions>().onnx_nearest->nearest, qparity::reference::OnnxNearestMode::kRoundPreferCeil);
+    EXPECT_EQ(r->opts<ResizeOptions>().onnx_nearest->coordinates, qparity::reference::OnnxCoordinateMode::kHalfPixel);
+  }
+  GraphBuilder t("tflite nearest");
+  const int tx = t.tensor("x", DType::kInt8, {1, 4, 3, 2}, GraphBuilder::per_tensor(0.1f, 0));
+  const int tsz = t.constant("size", size);
+  const int ty = t.tensor("y", DType::kInt8, {}, GraphBuilder::per_tensor(0.1f, 0));
+  t.node(OpKind::kResizeNearestNeighbor, {tx, tsz}, {ty}, std::make_shared<ResizeOptions>(), "tn");
+  t.input(tx);
+  t.output(ty);
+  const std::string e = write_error(t.finish(), OnnxForm::kQdq);
+  EXPECT_NE(e.find("RESIZE_NEAREST_NEIGHBOR 'tn'"), std::string::npos) << e;
+  EXPECT_NE(e.find("TFLite's index rule"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace qparity_test
