@@ -61,8 +61,9 @@ enum class ResizeBilinearVariant : std::uint8_t {
   /// (resize_bilinear_888_special_case).
   kTfliteFloatOptimized,
   /// XNNPACK `xnn_indirection_init_resize_bilinear2d_hwc_q11` (src/indirection.c) and the
-  /// s8 / u8 ibilinear micro-kernels (src/s8-ibilinear, src/u8-ibilinear: scalar, SSE, wasm SIMD, NEON
-  /// compute the same integers). Per axis, `scale = float(in - a) / float(out - a)` with `a = 1` for
+  /// s8 / u8 ibilinear micro-kernels (src/s8-ibilinear, src/u8-ibilinear: the scalar ones read; the
+  /// wasm SIMD ones measured equal through LiteRT.js; the x86 / ARM SIMD ones not read, assumed
+  /// equal since the arithmetic is all-integer). Per axis, `scale = float(in - a) / float(out - a)` with `a = 1` for
   /// align_corners and out != 1, else 0; TensorFlow legacy mode (neither option) and align_corners:
   /// `p = float(i) * scale`; half_pixel_centers: `p = float(i) * scale + (0.5f * scale - 0.5f)`
   /// clamped to [0, in - 1]; `lo = int(p)`, `hi = min(lo + 1, in - 1)`, 11-bit weight
