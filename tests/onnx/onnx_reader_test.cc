@@ -9,6 +9,8 @@
 #include "model/onnx/onnx_reader.h"
 #include "model/ops/data_ops.h"
 #include "model/ops/pool2d.h"
+#include "model/ops/resize.h"
+#include "qparity/reference/resize.h"
 #include "model/runner.h"
 #include "model/system.h"
 #include "onnx_builder.h"
@@ -422,6 +424,90 @@ TEST(OnnxReader, TruncatedAndCorruptedFilesNeverCrash) {
       } catch (const ToolError&) {
       }
     }
+  }
+}
+
+// Resize (linear) becomes RESIZE_BILINEAR on the NHWC view, its coordinate mode the op's options;
+// what qparity does not model is refused naming the node and the attribute or input.
+OnnxBuilder resize_model(const std::string& mode, const std::string& ctm, std::vector<std::int64_t> sizes,
+                         std::vector<float> scales = {}) {
+  OnnxBuilder b(13);
+  b.input("x", DType::kInt8, {1, 3, 4, 5});
+  b.output("y", DType::kInt8);
+  std::string scales_name, sizes_name;
+  if (!scales.empty()) {
+    b.scales("sc", scales);
+    scales_name = "sc";
+  }
+  if (!sizes.empty()) {
+    Tensor t = qparity::cli::make_tensor(DType::kInt64, {sizes.size()});
+    for (std::size_t i = 0; i < sizes.size(); ++i) t.set_integer(i, sizes[i]);
+    b.initializer("sizes", t);
+    sizes_name = "sizes";
+  }
+  onnx::NodeProto& n = b.node("Resize", {"x", "", scales_name, sizes_name}, {"y"});
+  n.set_name("rs");
+  OnnxBuilder::string_attr(n, "mode", mode);
+  OnnxBuilder::string_attr(n, "coordinate_transformation_mode", ctm);
+  return b;
+}
+
+TEST(OnnxReader, ResizeLinearIsResizeBilinearInNhwc) {
+  const Graph g = read_onnx(resize_model("linear", "align_corners", {1, 3, 7, 2}).bytes(), "m.onnx");
+  const qparity::model::Node* resize = nullptr;
+  for (const auto& n : g.nodes) {
+    if (n.op == OpKind::kResizeBilinear) resize = &n;
+  }
+  ASSERT_NE(resize, nullptr);
+  EXPECT_TRUE(resize->opts<qparity::model::ResizeOptions>().align_corners);
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(resize->outputs[0])].shape, (std::vector<std::size_t>{1, 7, 2, 3}));
+  EXPECT_EQ(g.tensors[static_cast<std::size_t>(g.outputs[0])].shape, (std::vector<std::size_t>{1, 3, 7, 2}));
+  // scales equal to out / in in float32 are read too: 4 * 1.5 = 6, 5 * 2 = 10.
+  EXPECT_EQ(read_error(resize_model("linear", "half_pixel", {}, {1.0f, 1.0f, 1.5f, 2.0f})), "(no error)");
+}
+
+// Mode nearest becomes RESIZE_NEAREST_NEIGHBOR carrying ONNX's rule, which only ONNX Runtime's
+// systems run: TFLite's refuse it naming the rule.
+TEST(OnnxReader, ResizeNearestCarriesOnnxsRuleForOrtOnly) {
+  OnnxBuilder b = resize_model("nearest", "asymmetric", {1, 3, 7, 2});
+  onnx::NodeProto* n = b.model().mutable_graph()->mutable_node(0);
+  OnnxBuilder::string_attr(*n, "nearest_mode", "ceil");
+  const Graph g = read_onnx(b.bytes(), "m.onnx");
+  const qparity::model::Node* r = nullptr;
+  for (const auto& node : g.nodes) {
+    if (node.op == OpKind::kResizeNearestNeighbor) r = &node;
+  }
+  ASSERT_NE(r, nullptr);
+  const auto& o = r->opts<qparity::model::ResizeOptions>();
+  ASSERT_TRUE(o.onnx_nearest.has_value());
+  EXPECT_EQ(o.onnx_nearest->nearest, qparity::reference::OnnxNearestMode::kCeil);
+  EXPECT_EQ(o.onnx_nearest->coordinates, qparity::reference::OnnxCoordinateMode::kAsymmetric);
+  Tensor x = qparity::cli::make_tensor(DType::kInt8, {1, 3, 4, 5});
+  EXPECT_EQ(run_error(g, {x}, "ort-cpu"), "(no error)");
+  EXPECT_NE(run_error(g, {x}, "tflite-xnnpack-x86").find("only ONNX Runtime's systems run ONNX's nearest rules"),
+            std::string::npos)
+      << run_error(g, {x}, "tflite-xnnpack-x86");
+  OnnxBuilder bad = resize_model("nearest", "asymmetric", {1, 3, 7, 2});
+  OnnxBuilder::string_attr(*bad.model().mutable_graph()->mutable_node(0), "nearest_mode", "simple");
+  EXPECT_NE(read_error(bad).find("nearest_mode = 'simple'; allowed"), std::string::npos) << read_error(bad);
+}
+
+TEST(OnnxReader, ResizeRefusesWhatIsNotModelled) {
+  const std::pair<OnnxBuilder, const char*> cases[] = {
+      {resize_model("cubic", "asymmetric", {1, 3, 7, 2}), "attribute mode = 'cubic'; allowed: linear, nearest"},
+      {resize_model("linear", "tf_crop_and_resize", {1, 3, 7, 2}), "coordinate_transformation_mode = "
+                                                                   "'tf_crop_and_resize'; allowed"},
+      {resize_model("linear", "half_pixel", {1, 6, 7, 2}), "resizes N or C"},
+      {resize_model("linear", "half_pixel", {1, 3, 0, 2}), "output height 0; allowed: 1 to 32767"},
+      {resize_model("linear", "pytorch_half_pixel", {1, 3, 1, 2}), "pytorch_half_pixel with an output side of 1"},
+      {resize_model("linear", "half_pixel", {}, {1.0f, 1.0f, 1.3f, 2.0f}), "scales[2] = 1.3 is not output size 5"},
+      {resize_model("linear", "half_pixel", {1, 3, 7, 2}, {1.0f, 1.0f, 2.0f, 2.0f}), "both scales and sizes"},
+      {resize_model("linear", "half_pixel", {1, 3, 7}), "allowed: int64 [4]"},
+  };
+  for (const auto& [b, want] : cases) {
+    const std::string e = read_error(b);
+    EXPECT_NE(e.find("node 0 (Resize 'rs')"), std::string::npos) << e;
+    EXPECT_NE(e.find(want), std::string::npos) << e;
   }
 }
 

@@ -41,7 +41,9 @@
   X(Relu6, "RELU6", 21, 2, relu6)                                       \
   X(Transpose, "TRANSPOSE", 39, 2, transpose)                           \
   X(Logistic, "LOGISTIC", -1, 1, logistic)                              \
-  X(LeakyRelu, "LEAKY_RELU", -1, 1, leaky_relu)
+  X(LeakyRelu, "LEAKY_RELU", -1, 1, leaky_relu)                         \
+  X(ResizeBilinear, "RESIZE_BILINEAR", 23, 2, resize_bilinear)          \
+  X(ResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 97, 2, resize_nearest_neighbor)
 
 namespace qparity::model {
 

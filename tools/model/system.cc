@@ -195,6 +195,9 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
   // ResNet-18 (tests/onnx/oracle_onnx_models_test.cc), where the float32 kernel and the QLinear one
   // differ on 17 of 512 elements and ORT at level all gives the QLinear ones.
   if (n.op == OpKind::kMean) return true;
+  // Resize groups run in float32 at every level, uint8 included (tests/onnx/oracle_onnx_resize_test.cc;
+  // in mode nearest the round trip returns the stored values, so either way gives the same bits).
+  if (n.op == OpKind::kResizeBilinear || n.op == OpKind::kResizeNearestNeighbor) return false;
   // Gemm groups (QGemm) too: the reader gives a FULLY_CONNECTED from Gemm a bias, one from MatMul none.
   if (n.op == OpKind::kFullyConnected && n.inputs.size() > 2 && n.inputs[2] >= 0) return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&

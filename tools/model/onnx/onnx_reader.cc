@@ -17,6 +17,7 @@
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
 #include "model/ops/reshape.h"
+#include "model/ops/resize.h"
 #include "input_files.h"
 #include "tool_error.h"
 
@@ -133,6 +134,10 @@ class Importer {
   void read_qlinear_lookup(const onnx::NodeProto& node, const std::string& label, OpKind op);
   // com.microsoft QLinearSoftmax (opset: its `opset` attribute) or a QDQ Softmax (opset 13 rules).
   void read_qlinear_softmax(const onnx::NodeProto& node, const std::string& label, std::int64_t opset);
+  // Resize (mode linear or nearest) of a 4-D NCHW 8-bit value in H and W, as RESIZE_BILINEAR or
+  // RESIZE_NEAREST_NEIGHBOR in NHWC; `qdq`: the
+  // quantization of a QDQ group's input and output (null: a plain Resize on 8-bit tensors).
+  void read_resize(const onnx::NodeProto& node, const std::string& label, const Quantization* qdq);
 
   // QDQ form: a DequantizeLinear's output (an activation or a constant, its scale and zero point
   // inputs), and the groups DequantizeLinear -> operator [-> Relu / Clip] -> QuantizeLinear read as
@@ -998,6 +1003,174 @@ void Importer::read_qlinear_softmax(const onnx::NodeProto& node, const std::stri
   add_node(std::move(n));
 }
 
+// Resize (opset 13+: X, roi, scales, sizes) resizing H and W of a 4-D NCHW int8 / uint8 value, on its
+// NHWC view (docs/semantics.md §21.9). Mode linear becomes RESIZE_BILINEAR, the coordinate mode its
+// options (half_pixel -> half_pixel_centers, align_corners -> align_corners, asymmetric -> neither;
+// pytorch_half_pixel is half_pixel when no output side is 1), which ONNX Runtime's systems turn back
+// into its own arithmetic and TFLite's systems read as TFLite's. Mode nearest becomes
+// RESIZE_NEAREST_NEIGHBOR carrying ONNX's rule (coordinate mode and nearest_mode), which only ONNX
+// Runtime's systems run. Plain Resize does not requantize: the output keeps the input's
+// quantization (scale 1, zero point 0 for an unquantized graph input). Everything else (mode cubic,
+// other coordinate or nearest modes, antialias, axes, exclude_outside, a keep_aspect_ratio_policy, N
+// or C resized, scales that are not out / in) is refused, naming the node and the attribute or input.
+void Importer::read_resize(const onnx::NodeProto& node, const std::string& label, const Quantization* qdq) {
+  if (node.input_size() < 3 || node.input_size() > 4) {
+    fail(fmt::format("{}: {} inputs; allowed: X, roi, scales and optional sizes", label, node.input_size()));
+  }
+  if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
+  std::string mode = "nearest", ctm = "half_pixel", nearest_mode = "round_prefer_floor";
+  auto string_of = [&](const onnx::AttributeProto& a) {
+    if (a.type() != onnx::AttributeProto_AttributeType_STRING) {
+      fail(fmt::format("{}: attribute {} must be a string", label, a.name()));
+    }
+    return a.s();
+  };
+  auto int_of = [&](const onnx::AttributeProto& a) {
+    if (a.type() != onnx::AttributeProto_AttributeType_INT) {
+      fail(fmt::format("{}: attribute {} must be an int", label, a.name()));
+    }
+    return a.i();
+  };
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    if (a.name() == "mode") {
+      mode = string_of(a);
+    } else if (a.name() == "coordinate_transformation_mode") {
+      ctm = string_of(a);
+    } else if (a.name() == "nearest_mode") {
+      nearest_mode = string_of(a);
+    } else if (a.name() == "exclude_outside" || a.name() == "antialias") {
+      if (int_of(a) != 0) fail(fmt::format("{}: attribute {} = {}; allowed: 0", label, a.name(), a.i()));
+    } else if (a.name() == "keep_aspect_ratio_policy") {
+      if (string_of(a) != "stretch") {
+        fail(fmt::format("{}: attribute keep_aspect_ratio_policy = '{}'; allowed: stretch", label, a.s()));
+      }
+    } else if (a.name() != "cubic_coeff_a" && a.name() != "extrapolation_value") {
+      // cubic_coeff_a and extrapolation_value do not apply to linear or nearest without tf_crop_and_resize
+      fail(fmt::format("{}: attribute '{}'; allowed: mode, coordinate_transformation_mode, exclude_outside 0, "
+                       "antialias 0, keep_aspect_ratio_policy stretch, nearest_mode, cubic_coeff_a, "
+                       "extrapolation_value", label, a.name()));
+    }
+  }
+  if (mode != "linear" && mode != "nearest") {
+    fail(fmt::format("{}: attribute mode = '{}'; allowed: linear, nearest (ONNX Runtime's cubic Resize is not "
+                     "modelled)", label, mode));
+  }
+  const bool nearest = mode == "nearest";
+  auto options = std::make_shared<ResizeOptions>();
+  const bool pytorch = ctm == "pytorch_half_pixel";
+  OnnxNearestRule rule;
+  if (ctm == "half_pixel" || pytorch) {
+    options->half_pixel_centers = true;
+    rule.coordinates = pytorch ? reference::OnnxCoordinateMode::kPytorchHalfPixel : reference::OnnxCoordinateMode::kHalfPixel;
+  } else if (ctm == "align_corners") {
+    options->align_corners = true;
+    rule.coordinates = reference::OnnxCoordinateMode::kAlignCorners;
+  } else if (ctm == "asymmetric") {
+    rule.coordinates = reference::OnnxCoordinateMode::kAsymmetric;
+  } else {
+    fail(fmt::format("{}: attribute coordinate_transformation_mode = '{}'; allowed: half_pixel, pytorch_half_pixel, "
+                     "asymmetric, align_corners", label, ctm));
+  }
+  if (nearest) {
+    const std::pair<const char*, reference::OnnxNearestMode> modes[] = {
+        {"round_prefer_floor", reference::OnnxNearestMode::kRoundPreferFloor},
+        {"round_prefer_ceil", reference::OnnxNearestMode::kRoundPreferCeil},
+        {"floor", reference::OnnxNearestMode::kFloor},
+        {"ceil", reference::OnnxNearestMode::kCeil}};
+    bool known = false;
+    for (const auto& [name, m] : modes) {
+      if (nearest_mode == name) {
+        rule.nearest = m;
+        known = true;
+      }
+    }
+    if (!known) {
+      fail(fmt::format("{}: attribute nearest_mode = '{}'; allowed: round_prefer_floor, round_prefer_ceil, floor, ceil",
+                       label, nearest_mode));
+    }
+    // ONNX's index rule replaces TFLite's options (RESIZE_NEAREST_NEIGHBOR's onnx_nearest).
+    options->align_corners = options->half_pixel_centers = false;
+    options->onnx_nearest = rule;
+  }
+  const auto it = values_.find(node.input(0));
+  if (it == values_.end()) {
+    fail(fmt::format("{}: input '{}' is neither a graph input nor the output of an earlier node", label, node.input(0)));
+  }
+  const TensorDef src = g_.tensors[static_cast<std::size_t>(it->second.onnx >= 0 ? it->second.onnx : it->second.nhwc)];
+  if (src.dtype != DType::kInt8 && src.dtype != DType::kUint8) {
+    fail(fmt::format("{}: X '{}' is {}; allowed: int8, uint8 (a float Resize only inside a QDQ group)", label,
+                     node.input(0), cli::to_string(src.dtype)));
+  }
+  // X's shape in ONNX's layout [N, C, H, W].
+  std::vector<std::size_t> nchw = src.shape;
+  if (it->second.onnx < 0 && nchw.size() == 4) nchw = {src.shape[0], src.shape[3], src.shape[1], src.shape[2]};
+  if (nchw.size() != 4) {
+    fail(fmt::format("{}: X '{}' has shape {}; allowed: 4-D (N, C, H, W)", label, node.input(0),
+                     cli::shape_text(nchw)));
+  }
+  const bool has_scales = !node.input(2).empty(), has_sizes = node.input_size() == 4 && !node.input(3).empty();
+  if (has_scales == has_sizes) {
+    fail(fmt::format("{}: {}; allowed: exactly one of scales and sizes", label, has_scales ? "both scales and sizes"
+                                                                                            : "neither scales nor sizes"));
+  }
+  std::int64_t out[4] = {0, 0, 0, 0};
+  if (has_sizes) {
+    const Tensor& t = constant_input(node, 3, label, "sizes");
+    if (t.dtype != DType::kInt64 || t.elements() != 4) {
+      fail(fmt::format("{}: sizes '{}' is {} {}; allowed: int64 [4]", label, node.input(3), cli::to_string(t.dtype),
+                       cli::shape_text(t.shape)));
+    }
+    for (std::size_t d = 0; d < 4; ++d) out[d] = t.integer_at(d);
+  } else {
+    const Tensor& t = constant_input(node, 2, label, "scales");
+    if (t.dtype != DType::kFloat32 || t.elements() != 4) {
+      fail(fmt::format("{}: scales '{}' is {} {}; allowed: float32 [4]", label, node.input(2),
+                       cli::to_string(t.dtype), cli::shape_text(t.shape)));
+    }
+    for (std::size_t d = 0; d < 4; ++d) {
+      float sc = 0.0f;
+      std::memcpy(&sc, t.bytes.data() + 4 * d, 4);
+      if (!std::isfinite(sc) || !(sc > 0.0f) || sc > 32767.0f) {
+        fail(fmt::format("{}: scales[{}] = {}; allowed: finite, > 0", label, d, sc));
+      }
+      out[d] = static_cast<std::int64_t>(std::floor(static_cast<double>(nchw[d]) * static_cast<double>(sc)));
+      // ONNX Runtime places pixels with this scale; qparity's reference with out / in: they must agree.
+      if (d >= 2 && out[d] > 0 && static_cast<float>(out[d]) / static_cast<float>(nchw[d]) != sc) {
+        fail(fmt::format("{}: scales[{}] = {} is not output size {} / input size {} in float32; allowed: such "
+                         "scales, or sizes", label, d, sc, out[d], nchw[d]));
+      }
+    }
+  }
+  if (out[0] != static_cast<std::int64_t>(nchw[0]) || out[1] != static_cast<std::int64_t>(nchw[1])) {
+    fail(fmt::format("{}: resizes N or C ({}x{} -> {}x{}); allowed: H and W only", label, nchw[0], nchw[1], out[0],
+                     out[1]));
+  }
+  if (!nearest && pytorch && (out[2] == 1 || out[3] == 1)) {
+    fail(fmt::format("{}: pytorch_half_pixel with an output side of 1; allowed: sides > 1 (where it is half_pixel)",
+                     label));
+  }
+  Quantization q = qdq != nullptr ? *qdq : src.quant;
+  if (!q.present()) {
+    q.scales = {1.0f};
+    q.zero_points = {0};
+  }
+  for (std::size_t d = 2; d < 4; ++d) {
+    if (out[d] < 1 || out[d] > 32767) {
+      fail(fmt::format("{}: output {} {}; allowed: 1 to 32767", label, d == 2 ? "height" : "width", out[d]));
+    }
+  }
+  const int x = activation(node.input(0), src.dtype, q, /*nhwc=*/true, label);
+  const int size = int32_constant(node.output(0) + ":size", {out[2], out[3]});
+  const int y = output_tensor(node.output(0), src.dtype, q, /*nhwc=*/true, label);
+  Node n;
+  n.op = nearest ? OpKind::kResizeNearestNeighbor : OpKind::kResizeBilinear;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x, size};
+  n.outputs = {y};
+  n.options = options;
+  add_node(std::move(n));
+}
+
 // com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X_i, X_i_scale, X_i_zero_point per
 // input) as CONCATENATION. 4-D inputs that all exist in NHWC are joined there (the ONNX axis mapped:
 // C -> 3, H -> 1, W -> 2), otherwise in ONNX's layout. Inputs quantized unlike the output are
@@ -1586,6 +1759,22 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     f.add_input(y_scale);
     f.add_input(y_zp);
     read_qlinear_softmax(f, label, kMinOpset);  // opset >= 13 (check_opsets): axis -1 by default
+  } else if (op == "Resize") {
+    // Data movement in value, not in bits: ORT runs the group in float32 at every level (measured).
+    const Dequantized& x = dequantized(node, 0, label);
+    activation_only(x, "X");
+    require_same_quantization(x);
+    onnx::NodeProto pair;
+    pair.add_input(x.scale);
+    pair.add_input(x.zero_point);
+    Quantization xq;
+    DType xt{};
+    xq.scales = scales(pair, 0, label, "x_scale", 0);
+    xq.zero_points = zero_points(pair, 1, label, "x_zero_point", 0, &xt);
+    f.set_op_type("Resize");
+    f.add_input(x.value);
+    for (int i = 1; i < node.input_size(); ++i) f.add_input(node.input(i));
+    read_resize(f, label, &xq);
   } else if (op == "Concat") {
     f.set_op_type("QLinearConcat");
     f.add_input(y_scale);
@@ -1673,7 +1862,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   static const std::set<std::string> kQdqOps = {
       "Conv",        "MatMul",  "Gemm",    "Add",     "Mul",       "GlobalAveragePool", "AveragePool",
       "MaxPool",     "Concat",  "Reshape", "Flatten", "Transpose", "Sigmoid",           "LeakyRelu",
-      "Softmax"};
+      "Softmax",     "Resize"};
   if (domain.empty() && kQdqOps.count(node.op_type()) != 0 && node.input_size() > 0 &&
       dequantized_.count(node.input(0)) != 0) {
     return read_qdq_group(node, label);
@@ -1681,8 +1870,8 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
     fail(fmt::format(
         "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
-        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten, Transpose, Sigmoid, LeakyRelu or "
-        "Softmax (Conv, MatMul, Gemm, Add, Mul: "
+        "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten, Transpose, Sigmoid, LeakyRelu, "
+        "Softmax or Resize (Conv, MatMul, Gemm, Add, Mul: "
         "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
         label));
   }
@@ -1696,6 +1885,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
                     "whose outputs are ConvInteger's or MatMulInteger's int32 results",
                     label, node.op_type()));
   }
+  if (domain.empty() && node.op_type() == "Resize") return read_resize(node, label, nullptr);
   if (domain.empty() && node.op_type() == "Flatten") return read_reshape(node, label, /*flatten=*/true);
   if (domain.empty() && node.op_type() == "Reshape") return read_reshape(node, label, /*flatten=*/false);
   if (domain == "com.microsoft" && node.op_type() == "QLinearMul") {
@@ -1734,9 +1924,10 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
       "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
       "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
       "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool / QLinearSigmoid / "
-      "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Constant, and QDQ groups "
-      "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
-      "Reshape, Flatten, Transpose, Sigmoid, LeakyRelu or Softmax -> QuantizeLinear)",
+      "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Resize (linear, nearest) of 8-bit values, "
+      "Constant, and QDQ groups (DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, "
+      "AveragePool, MaxPool, Concat, Reshape, Flatten, Transpose, Sigmoid, LeakyRelu, Softmax or Resize -> "
+      "QuantizeLinear)",
       label));
 }
 

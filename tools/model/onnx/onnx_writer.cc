@@ -15,6 +15,7 @@
 #include "model/ops/elementwise.h"
 #include "model/ops/mean.h"
 #include "model/ops/pool2d.h"
+#include "model/ops/resize.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -86,6 +87,8 @@ class Writer {
   void write_add(const Node& n, const std::string& label);
   void write_mean(const Node& n, const std::string& label);
   void write_max_pool(const Node& n, const std::string& label);
+  // RESIZE_BILINEAR, and RESIZE_NEAREST_NEIGHBOR carrying ONNX's rule (read from an ONNX Resize).
+  void write_resize(const Node& n, const std::string& label);
   // The float operator's output through an optional Relu / Clip into the QuantizeLinear of `out`.
   void finish_qdq(const std::string& f, const std::string& act, const Affine& a, const std::string& out);
 
@@ -100,7 +103,8 @@ class Writer {
 
 const char* kAllowed =
     "allowed: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (2-D input), ADD (two activations of one shape), MEAN "
-    "(over H and W of a 4-D tensor), MAX_POOL_2D (QDQ form)";
+    "(over H and W of a 4-D tensor), MAX_POOL_2D (QDQ form), RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR read from "
+    "an ONNX Resize";
 
 std::string Writer::unique(const std::string& want) {
   std::string name = want.empty() ? std::string("value") : want;
@@ -503,6 +507,46 @@ void Writer::write_max_pool(const Node& n, const std::string& label) {
   quantize(f, ya, out, out);
 }
 
+// RESIZE_BILINEAR as Resize (mode linear, `sizes` [N, C, H, W]) with the coordinate mode its options
+// name (align_corners, half_pixel, else asymmetric), and a RESIZE_NEAREST_NEIGHBOR carrying ONNX's
+// rule as Resize in mode nearest with that rule (TFLite's nearest rules have no ONNX form): on the
+// 8-bit value itself in the operator form, between DequantizeLinear and QuantizeLinear in the QDQ
+// form. The reader reads either back as the same node; ONNX Runtime computes either as qparity's
+// ort-cpu* profiles do (docs/semantics.md §21.9).
+void Writer::write_resize(const Node& n, const std::string& label) {
+  const auto& o = n.opts<ResizeOptions>();
+  const bool nearest = n.op == OpKind::kResizeNearestNeighbor;
+  if (nearest && !o.onnx_nearest) {
+    fail(fmt::format("{}: RESIZE_NEAREST_NEIGHBOR with TFLite's index rule ({}) has no ONNX Resize that computes it; "
+                     "{}", label, o.describe(), kAllowed));
+  }
+  const int x = n.inputs[0], y = n.outputs[0];
+  const std::vector<std::size_t>& s = tensor(y).shape;  // NHWC
+  Tensor sizes = cli::make_tensor(DType::kInt64, {4});
+  const std::size_t nchw[4] = {s[0], s[3], s[1], s[2]};
+  for (std::size_t d = 0; d < 4; ++d) sizes.set_integer(d, static_cast<std::int64_t>(nchw[d]));
+  const std::string out = value(y, label);
+  const std::string in = value(x, label);
+  const std::string sz = add_initializer(out + "/sizes", sizes);
+  const char* ctm = nearest              ? to_string(o.onnx_nearest->coordinates)
+                    : o.align_corners      ? "align_corners"
+                    : o.half_pixel_centers ? "half_pixel"
+                                           : "asymmetric";
+  onnx::NodeProto* p = nullptr;
+  std::string f;
+  if (o_.form == OnnxForm::kQLinear) {
+    p = add_node("Resize", n.name, {in, "", "", sz}, {out});
+  } else {
+    const Affine xa = affine(x, label);
+    f = unique(out + "/float");
+    p = add_node("Resize", n.name, {dequantize(in, xa, out), "", "", sz}, {f});
+  }
+  add_string_attribute(p, "mode", nearest ? "nearest" : "linear");
+  add_string_attribute(p, "coordinate_transformation_mode", ctm);
+  if (nearest) add_string_attribute(p, "nearest_mode", to_string(o.onnx_nearest->nearest));
+  if (o_.form == OnnxForm::kQdq) quantize(f, affine(y, label), out, out);
+}
+
 onnx::ModelProto Writer::write() {
   if (o_.activations != DType::kInt8 && o_.activations != DType::kUint8) {
     fail("activation type; allowed: int8 or uint8");
@@ -540,6 +584,10 @@ onnx::ModelProto Writer::write() {
         break;
       case OpKind::kMaxPool2D:
         write_max_pool(n, label);
+        break;
+      case OpKind::kResizeBilinear:
+      case OpKind::kResizeNearestNeighbor:
+        write_resize(n, label);
         break;
       default:
         fail(fmt::format("{}: {} has no ONNX form in qparity's writer; {}", label, to_string(n.op), kAllowed));
