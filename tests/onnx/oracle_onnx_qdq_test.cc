@@ -32,7 +32,7 @@ struct QdqCase {
   std::string op;  ///< tally row
   BuiltOnnx model;
   bool parts = false;       ///< built to part the float32 and the QLinear arithmetic: the contrast must differ
-  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul)
+  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul; Conv between single-consumer pairs)
 };
 
 
@@ -240,6 +240,11 @@ TEST(OnnxQdqOracle, ConvBitExact) {
       s.conv.w_lo = -127;
       s.conv.bias = false;  // a bias would move most outputs into saturation
       cases.push_back({"QDQ Conv " + t + " cancelling", qdq_conv_model(s), true});
+      // The same between single-consumer Q -> DQ pairs: ORT fuses the int8 group too.
+      s.single_consumer_pairs = true;
+      s.conv.seed = seed++;
+      cases.push_back({"QDQ Conv " + t + " cancelling, single-consumer pairs", qdq_conv_model(s), true,
+                       /*fused_int8=*/true});
     }
   }
   run_cases(cases);
