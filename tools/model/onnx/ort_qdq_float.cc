@@ -499,6 +499,11 @@ class ConvFloat : public PreparedNode {
     const std::size_t k = cpg_ * kh_ * kw_;
     const std::size_t row = groups_ * ldw_;
     const std::size_t pixels = batch_ * oh_ * ow_;
+    // A lane block's whole filter that stays in L2 (1 MiB on this session's Zen 4, shared with the
+    // input and the sums) is run all slices at a time per run, so that the run's sums stay in L1
+    // between slices (the 7x7 stem: 37 KiB of weights, 3 MiB of sums); a larger one slice by slice.
+    constexpr std::size_t kWholeFilterBytes = 256 * 1024;
+    const std::size_t k_step = k * kChannelBlock * sizeof(float) <= kWholeFilterBytes ? k : slice_;
     // The groups' padded lanes side by side; y itself when that is y's layout.
     const bool direct = row == oc_;
     if (!direct) scratch_.resize(pixels * row);
@@ -517,9 +522,9 @@ class ConvFloat : public PreparedNode {
         blk.w = packed_.data() + g * k * ldw_ + c0;
         // Depthwise lanes read their own input channel: the block's first lane is channel c0.
         const std::ptrdiff_t lane_shift = per_lane_ ? static_cast<std::ptrdiff_t>(c0) : 0;
-        for (std::size_t kb = 0; kb < k; kb += slice_) {
+        for (std::size_t kb = 0; kb < k; kb += k_step) {
           blk.k_begin = kb;
-          blk.k_end = kb + slice_;
+          blk.k_end = kb + k_step;
           for (const Run& r : runs_) {
             blk.pixels = r.pixels;
             for (std::size_t p = 0; p < r.pixels; ++p) {
