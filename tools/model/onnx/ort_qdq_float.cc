@@ -488,11 +488,12 @@ class ConvFloat : public PreparedNode {
     }
   }
 
-  // The vector path, loop by loop: per group, per block of kChannelBlock lanes, per K slice, every
-  // run. A slice's weights of one lane block (at most 256 taps x 64 lanes, 64 KiB) are then read by
-  // all the layer's pixels while cached, instead of the whole filter streaming through the cache
-  // once per run (which made the 512-channel layers of ResNet-18, K = 4,608, twice as slow as
-  // ONNX Runtime). Each lane's FMAs and slice additions are the same, in the same order.
+  // The vector path, loop by loop: per group, per block of kChannelBlock lanes, per K slice (or all
+  // of K, below), every run. A slice's weights of one lane block (at most 256 taps x 64 lanes,
+  // 64 KiB) are then read by all the layer's pixels while cached, instead of the whole filter
+  // streaming through the cache once per run (which made the 512-channel layers of ResNet-18,
+  // K = 4,608, twice as slow as ONNX Runtime). Each lane's FMAs and slice additions are the same,
+  // in the same order.
   void sums_fast(const std::vector<float>& xf, float* y_out) const {
     if (lanes_ == 0) return;  // no output channel: nothing to compute (and no empty buffer to copy)
     constexpr std::size_t kChannelBlock = 4 * qdq_fma::kLanePad;
