@@ -1,8 +1,8 @@
 // QDQ-form ONNX models (DequantizeLinear -> operator -> QuantizeLinear) in the real ONNX Runtime
 // (npm onnxruntime-node, CPU execution provider, one thread) against qparity's reader and runner:
 // at graph optimization level `all` under profile ort-cpu (uint8 groups fused into QLinear
-// operators, int8 groups in float32), at level `disabled` under ort-cpu-unfused (every group in
-// float32), element by element. Contrasts show each comparison can fail: rows built to part the
+// operators, int8 Conv and MatMul groups in float32 unless ORT makes their Q -> DQ pairs uint8), at
+// level `disabled` under ort-cpu-unfused (every group in float32), element by element. Contrasts show each comparison can fail: rows built to part the
 // arithmetics (cancelling sums, exact halves) must get elements wrong under the other arithmetic
 // (the onnxruntime preset's QLinear formulas for a float32 group, ort-cpu-unfused for a fused one).
 // Label oracle; fails (never skips) without node or the npm package.
