@@ -1,6 +1,7 @@
 // peak_bench: the throughput limit of the int8 dot-product instructions qparity's GEMM and
 // convolution kernels are built on, measured on this CPU, so that a kernel's GOPS can be read as a
-// fraction of what the instruction allows (issue 19, item 4).
+// fraction of what the instruction allows (issue 19, item 4); and of the float32 FMA that the
+// unfused-QDQ sums of ort-cpu run on (issue 16).
 //
 //   ./bench/peak_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 //
@@ -21,6 +22,10 @@
 //                                 model (XNNPACK / ONNX Runtime's AVX2 arithmetic) on avx512 and
 //                                 avx512vnni (zmm; VNNI has no pair-saturating form) and avx2
 //                                 (ymm).
+//   peak/vfmadd231ps/<zmm|ymm>    VFMADD231PS: one float32 FMA per lane (AVX-512F / AVX2 + FMA):
+//                                 the unfused-QDQ float32 sums under ort-cpu
+//                                 (tools/model/onnx/qdq_fma_kernel.h) and MLAS's SGEMM that ONNX
+//                                 Runtime runs them with (OPS = 2 x FMAs, as for the integer rows).
 //
 // A row whose instruction the CPU lacks is skipped with the reason. The loop's operand values do
 // not matter (the instructions' timing does not depend on them); the accumulators are never read.
@@ -113,6 +118,27 @@ __attribute__((noinline)) void vpmaddubsw_pair_ymm(std::int64_t loops) {
   asm volatile(QP_LOOP_BEGIN QP_MADDUBSW_6(y) QP_LOOP_END : "+r"(loops) : : QP_CLOBBER_16);
 }
 
+// VFMADD231PS: 16 chains (accumulators 0..15, sources 30, 31 with AVX-512; 12 chains, sources
+// 14, 15 for ymm without AVX-512), enough to cover the FMA latency (4 cycles) at two per cycle.
+#define QP_FMA(w, acc, x, y) "vfmadd231ps " QP_REG(w, y) ", " QP_REG(w, x) ", " QP_REG(w, acc) "\n\t"
+__attribute__((noinline, target("avx512f"))) void vfmadd_zmm(std::int64_t loops) {
+  asm volatile(QP_LOOP_BEGIN
+               QP_FMA(z, 0, 30, 31) QP_FMA(z, 1, 30, 31) QP_FMA(z, 2, 30, 31) QP_FMA(z, 3, 30, 31)
+               QP_FMA(z, 4, 30, 31) QP_FMA(z, 5, 30, 31) QP_FMA(z, 6, 30, 31) QP_FMA(z, 7, 30, 31)
+               QP_FMA(z, 8, 30, 31) QP_FMA(z, 9, 30, 31) QP_FMA(z, 10, 30, 31) QP_FMA(z, 11, 30, 31)
+               QP_FMA(z, 12, 30, 31) QP_FMA(z, 13, 30, 31) QP_FMA(z, 14, 30, 31) QP_FMA(z, 15, 30, 31)
+               QP_LOOP_END
+               : "+r"(loops) : : QP_CLOBBER_32);
+}
+__attribute__((noinline, target("avx2,fma"))) void vfmadd_ymm(std::int64_t loops) {
+  asm volatile(QP_LOOP_BEGIN
+               QP_FMA(y, 0, 14, 15) QP_FMA(y, 1, 14, 15) QP_FMA(y, 2, 14, 15) QP_FMA(y, 3, 14, 15)
+               QP_FMA(y, 4, 14, 15) QP_FMA(y, 5, 14, 15) QP_FMA(y, 6, 14, 15) QP_FMA(y, 7, 14, 15)
+               QP_FMA(y, 8, 14, 15) QP_FMA(y, 9, 14, 15) QP_FMA(y, 10, 14, 15) QP_FMA(y, 11, 14, 15)
+               QP_LOOP_END
+               : "+r"(loops) : : QP_CLOBBER_16);
+}
+
 // __builtin_cpu_supports also checks that the OS saves the vector state (XGETBV).
 bool has_avx2() { return __builtin_cpu_supports("avx2"); }
 bool has_avx512bw() {
@@ -121,6 +147,8 @@ bool has_avx512bw() {
 bool has_avx512vnni() { return has_avx512bw() && __builtin_cpu_supports("avx512vnni"); }
 bool has_avx512vnni_vl() { return has_avx512vnni() && __builtin_cpu_supports("avx512vl"); }
 bool has_avxvnni() { return __builtin_cpu_supports("avxvnni"); }
+bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
+bool has_avx2_fma() { return has_avx2() && __builtin_cpu_supports("fma"); }
 
 struct Peak {
   const char* name;
@@ -132,7 +160,7 @@ struct Peak {
 };
 
 // MACs per instruction group: 4 per int32 lane for VPDPBUSD and the VPMADDUBSW triple (16 lanes in
-// zmm, 8 in ymm), 2 per lane for VPMADDWD.
+// zmm, 8 in ymm), 2 per lane for VPMADDWD, 1 per float32 lane for VFMADD231PS.
 const Peak kPeaks[] = {
     {"peak/vpdpbusd/zmm", "limit of qparity avx512vnni (exact, kDot4)", "AVX512-VNNI",
      has_avx512vnni, vpdpbusd_zmm, 16 * 64.0},
@@ -149,6 +177,10 @@ const Peak kPeaks[] = {
      has_avx512bw, vpmaddubsw_pair_zmm, 6 * 64.0},
     {"peak/vpmaddubsw_pair/ymm", "limit of qparity avx2 pair-saturating model (u8 x s8)", "AVX2",
      has_avx2, vpmaddubsw_pair_ymm, 6 * 32.0},
+    {"peak/vfmadd231ps/zmm", "limit of the unfused-QDQ float32 sums (qdq_fma avx512) and of MLAS SGEMM",
+     "AVX-512F", has_avx512f, vfmadd_zmm, 16 * 16.0},
+    {"peak/vfmadd231ps/ymm", "limit of the unfused-QDQ float32 sums (qdq_fma avx2)", "AVX2 + FMA", has_avx2_fma,
+     vfmadd_ymm, 12 * 8.0},
 };
 
 void peak_row(benchmark::State& state, const Peak* p) {

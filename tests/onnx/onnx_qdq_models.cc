@@ -81,7 +81,13 @@ BuiltOnnx qdq_conv_model(const QdqConvSpec& spec) {
   }
   b.initializer("w", w);
   const std::vector<float> ws = s.per_channel ? spread_scales(rng, s.w_scale, s.m) : std::vector<float>{s.w_scale};
-  const std::string xf = dq(b, "x", s.x, {s.x_scale}, {s.x_zp});
+  std::string xf = dq(b, "x", s.x, {s.x_scale}, {s.x_zp});
+  if (spec.single_consumer_pairs) {  // x -> MaxPool 1x1 group -> xq, read by the Conv's DequantizeLinear only
+    onnx::NodeProto& pool = b.node("MaxPool", {xf}, {"x_pool"});
+    OnnxBuilder::ints(pool, "kernel_shape", {1, 1});
+    q(b, "x_pool", "xq", s.x, s.x_scale, s.x_zp);
+    xf = dq(b, "xq", s.x, {s.x_scale}, {s.x_zp});
+  }
   const std::string wf = dq(b, "w", s.w, ws, std::vector<std::int64_t>(ws.size(), s.w_zp), 0);
   std::vector<std::string> inputs{xf, wf};
   if (s.bias) {
@@ -103,13 +109,20 @@ BuiltOnnx qdq_conv_model(const QdqConvSpec& spec) {
   OnnxBuilder::ints(n, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
   OnnxBuilder::ints(n, "pads", s.pads);
   if (s.group != 1) OnnxBuilder::int_attr(n, "group", static_cast<std::int64_t>(s.group));
-  q(b, activation(b, spec.activation, "conv"), "y", s.x, s.y_scale, s.y_zp);
+  if (spec.single_consumer_pairs) {  // yq, read by one DequantizeLinear -> Flatten group -> y
+    q(b, activation(b, spec.activation, "conv"), "yq", s.x, s.y_scale, s.y_zp);
+    b.node("Flatten", {dq(b, "yq", s.x, {s.y_scale}, {s.y_zp})}, {"y_flat"});
+    q(b, "y_flat", "y", s.x, s.y_scale, s.y_zp);
+  } else {
+    q(b, activation(b, spec.activation, "conv"), "y", s.x, s.y_scale, s.y_zp);
+  }
   BuiltOnnx out;
   out.label =
       fmt::format("QDQ Conv {}x{} c{} m{} k{}x{} group {} stride {} {}{}{} seed {}", qparity::cli::to_string(s.x),
                   qparity::cli::to_string(s.w), s.c, s.m, s.kh, s.kw, s.group, s.stride,
                   s.per_channel ? "per-channel" : "per-tensor", spec.activation.empty() ? "" : " + " + spec.activation,
                   spec.cancelling ? " cancelling" : "", s.seed);
+  if (spec.single_consumer_pairs) out.label += " between single-consumer Q -> DQ pairs";
   out.bytes = b.bytes();
   const bool full = s.x_lo == -1 && s.x_hi == -1;
   Tensor x = random_tensor(rng, s.x, {s.n, s.c, s.h, s.wd}, full ? qparity::cli::dtype_min(s.x) : s.x_lo,

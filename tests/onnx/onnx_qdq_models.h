@@ -18,6 +18,11 @@ struct QdqConvSpec {
   /// weights negated, a few off by one): the float32 sums then depend on their order, which tells
   /// ONNX Runtime's summation order from others.
   bool cancelling = false;
+  /// x reaches the Conv through a MaxPool 1x1 group whose QuantizeLinear feeds only the Conv's
+  /// DequantizeLinear, and the Conv's QuantizeLinear feeds only the DequantizeLinear of a Flatten
+  /// group writing y [n, m * out_h * out_w]: on x86 ONNX Runtime makes such int8 pairs uint8
+  /// (QDQS8ToU8Transformer) and then fuses the int8 Conv group (ResNet-18's second convolutions).
+  bool single_consumer_pairs = false;
 };
 
 /// x [n, c, h, wd] -> DequantizeLinear -> Conv (W, B through DequantizeLinear; W per axis 0 when

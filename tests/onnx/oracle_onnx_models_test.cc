@@ -10,8 +10,9 @@
 // a reduced input size (64x64) so that the test takes seconds. Before ORT runs, each written model
 // is read back and checked against the zoo graph it was written from, under the onnxruntime preset
 // (one arithmetic for every node, so both graphs must give the same bits; uint8: + 128). A contrast
-// (the int8 QDQ model under the onnxruntime preset, i.e. as if ORT fused its int8 convolutions,
-// which it does not) must differ from ORT, so the comparison can fail. Label oracle; fails (never
+// (the int8 QDQ model under the onnxruntime preset, i.e. as if ORT fused all its int8 convolutions,
+// where it fuses only those between single-consumer pairs) must differ from ORT, so the comparison
+// can fail. Label oracle; fails (never
 // skips) without node or the npm package.
 #include <gtest/gtest.h>
 
@@ -119,7 +120,7 @@ TEST(OnnxWholeModels, BitExactWithOnnxRuntime) {
       std::printf("%s, ORT opt %s, %s: %zu elements, %zu mismatches\n", c.label.c_str(), opt, profile.c_str(),
                   ours.elements, ours.wrong);
       if (c.write.form == OnnxForm::kQdq && c.write.activations == DType::kInt8) {
-        // ORT runs these int8 Conv groups in float32 at both levels: the QLinear arithmetic differs.
+        // ORT runs most of these int8 Conv groups in float32 at both levels: the QLinear arithmetic differs.
         const std::size_t wrong = compare_outputs(ort, run_qparity(g, {c.input_nchw}, "onnxruntime")).wrong;
         tally(c.label, std::string("ORT opt ") + opt, "onnxruntime (contrast)", ours.elements, wrong);
         contrast_wrong += wrong;

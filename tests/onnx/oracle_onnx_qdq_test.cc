@@ -1,8 +1,8 @@
 // QDQ-form ONNX models (DequantizeLinear -> operator -> QuantizeLinear) in the real ONNX Runtime
 // (npm onnxruntime-node, CPU execution provider, one thread) against qparity's reader and runner:
 // at graph optimization level `all` under profile ort-cpu (uint8 groups fused into QLinear
-// operators, int8 groups in float32), at level `disabled` under ort-cpu-unfused (every group in
-// float32), element by element. Contrasts show each comparison can fail: rows built to part the
+// operators, int8 Conv and MatMul groups in float32 unless ORT makes their Q -> DQ pairs uint8), at
+// level `disabled` under ort-cpu-unfused (every group in float32), element by element. Contrasts show each comparison can fail: rows built to part the
 // arithmetics (cancelling sums, exact halves) must get elements wrong under the other arithmetic
 // (the onnxruntime preset's QLinear formulas for a float32 group, ort-cpu-unfused for a fused one).
 // Label oracle; fails (never skips) without node or the npm package.
@@ -32,7 +32,7 @@ struct QdqCase {
   std::string op;  ///< tally row
   BuiltOnnx model;
   bool parts = false;       ///< built to part the float32 and the QLinear arithmetic: the contrast must differ
-  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul)
+  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul; Conv between single-consumer pairs)
 };
 
 
@@ -240,6 +240,11 @@ TEST(OnnxQdqOracle, ConvBitExact) {
       s.conv.w_lo = -127;
       s.conv.bias = false;  // a bias would move most outputs into saturation
       cases.push_back({"QDQ Conv " + t + " cancelling", qdq_conv_model(s), true});
+      // The same between single-consumer Q -> DQ pairs: ORT fuses the int8 group too.
+      s.single_consumer_pairs = true;
+      s.conv.seed = seed++;
+      cases.push_back({"QDQ Conv " + t + " cancelling, single-consumer pairs", qdq_conv_model(s), true,
+                       /*fused_int8=*/true});
     }
   }
   run_cases(cases);

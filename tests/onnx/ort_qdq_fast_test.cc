@@ -117,6 +117,13 @@ TEST(OrtQdqFast, ConvSumsHaveTheReferenceBits) {
       conv(63, 63, 3, 3, 6, 7, 1, 1, 63),   // depthwise, 63 channels
       conv(8, 16, 3, 3, 7, 7, 1, 1, 8),     // depthwise with multiplier 2
       conv(1, 70, 3, 3, 15, 16, 1, 1),      // one input channel, 70 outputs (a 64-lane block + a tail)
+      // Whole 16-lane rows (sums written in place), two 64-lane blocks, K = 288 in slices of 128,
+      // 128, 32, border pixels of each box grouped across rows:
+      conv(32, 128, 3, 3, 9, 9, 1, 1),
+      conv(80, 80, 3, 3, 6, 7, 1, 1, 80),  // depthwise, 80 channels: a 64-lane block + 16, in place
+      // K = 1,152 (a 64-lane block's filter over 256 KiB: run slice by slice over all pixels), 36
+      // pixels: slices of 256, the last of 128.
+      conv(128, 40, 3, 3, 6, 6, 1, 1),
   };
   QdqConvSpec dilated = conv(6, 9, 3, 3, 12, 12, 1, 2);
   dilated.conv.dilation = 2;

@@ -178,8 +178,10 @@ namespace {
 /// convolutions (MlasConvDepthwise) and the other type combinations accumulate exactly.
 /// Whether ONNX Runtime (1.30, x86, graph optimization level basic or higher) fuses the QDQ group a
 /// node was read from into its QLinear operator (measured, docs/semantics.md §22.5): Add, Mul and
-/// Gemm and GlobalAveragePool always (QLinearAdd / QLinearMul / QGemm / QLinearGlobalAveragePool), Conv and
-/// MatMul with uint8 activations only (on x86 its QDQ selectors leave int8 ones to the float kernels);
+/// Gemm and GlobalAveragePool always (QLinearAdd / QLinearMul / QGemm / QLinearGlobalAveragePool), Conv
+/// with uint8 activations in and out as ORT sees them (Node::ort_uint8_group: int8 Q -> DQ pairs with
+/// one consumer become uint8 first), MatMul with uint8 activations only (on x86 its QDQ selectors
+/// leave int8 ones to the float kernels);
 /// Sigmoid, LeakyRelu and Softmax of both types (QLinearSigmoid / QLinearLeakyRelu / QLinearSoftmax:
 /// ORT's optimized model, §22.7, §22.8); AveragePool of both types (QLinearAveragePool). The other
 /// groups compute the same bits either way.
@@ -200,6 +202,9 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
   if (n.op == OpKind::kResizeBilinear || n.op == OpKind::kResizeNearestNeighbor) return false;
   // Gemm groups (QGemm) too: the reader gives a FULLY_CONNECTED from Gemm a bias, one from MatMul none.
   if (n.op == OpKind::kFullyConnected && n.inputs.size() > 2 && n.inputs[2] >= 0) return true;
+  // Conv groups: uint8 activations in and out as ORT's Conv selector sees them, int8 pairs with a
+  // single consumer turned uint8 (measured on ResNet-18: its second convolution of each block).
+  if (n.op == OpKind::kConv2D || n.op == OpKind::kDepthwiseConv2D) return n.ort_uint8_group;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&
          g.tensors[static_cast<std::size_t>(n.inputs[0])].dtype == cli::DType::kUint8;
 }
@@ -219,7 +224,9 @@ System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& 
       n.inputs[0] >= 0 && n.inputs[1] >= 0) {
     const TensorDef& in = g.tensors[static_cast<std::size_t>(n.inputs[0])];
     const TensorDef& w = g.tensors[static_cast<std::size_t>(n.inputs[1])];
-    if (in.dtype == cli::DType::kUint8 && w.dtype == cli::DType::kInt8) {
+    // An int8 Conv group ORT fuses runs as uint8 there (Node::ort_uint8_group); the pair-saturating
+    // accumulator shifts int8 activations by 128 first, the same uint8 values.
+    if ((in.dtype == cli::DType::kUint8 || n.ort_uint8_group) && w.dtype == cli::DType::kInt8) {
       s.preset.name = "onnxruntime-pairsat16";
       s.preset.description = "ONNX Runtime MLAS u8 x s8 on AVX2 without VNNI: int16-saturated K pairs, then F32";
       s.preset.accumulator = AccumulatorSpec{AccumulatorKind::kPairSaturating, 32};
@@ -249,7 +256,8 @@ const std::vector<Profile>& runtime_profiles() {
       builtin_profile(Target::kX86),  builtin_profile(Target::kArm),  builtin_profile(Target::kWasm),
       ort_profile("ort-cpu", "ONNX Runtime's CPU execution provider as it runs on this CPU (ort-cpu-vnni or "
                   "ort-cpu-avx2, by the CPU's VNNI support), graph optimizations on: QDQ groups fused into QLinear "
-                  "operators where ORT fuses them (uint8; Add and Mul), int8 Conv / MatMul groups in float32",
+                  "operators where ORT fuses them (uint8, int8 Conv between single-consumer Q/DQ pairs; Add and Mul), "
+                  "the other int8 Conv / MatMul groups in float32",
                   [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }),
       ort_profile("ort-cpu-avx2", "ONNX Runtime's CPU execution provider on x86 without VNNI (u8 x s8 products "
                   "summed in int16-saturated pairs)", [] { return OrtCpu::kAvx2; }),

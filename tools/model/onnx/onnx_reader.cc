@@ -150,6 +150,12 @@ class Importer {
   };
   void read_dequantize_linear(const onnx::NodeProto& node, const std::string& label);
   void read_qdq_group(const onnx::NodeProto& node, const std::string& label);
+  // Whether ONNX Runtime's QDQS8ToU8Transformer (x86, graph optimization level extended and
+  // above) makes the QuantizeLinear producing `value` and the DequantizeLinear reading it a uint8
+  // pair: the QuantizeLinear has an explicit one-element int8 zero point, `value` is no graph output
+  // and feeds exactly one node, a DequantizeLinear whose zero point (0 when omitted) is the same
+  // one-element int8 constant (docs/semantics.md §22.5).
+  bool ort_converts_to_uint8(const std::string& value) const;
   // A zero point's name: input i of a Q/DQ node, or a made-up constant 0 of `dtype`.
   std::string zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value);
   const Dequantized& dequantized(const onnx::NodeProto& node, int i, const std::string& label) const;
@@ -187,6 +193,7 @@ class Importer {
   std::set<std::string> graph_outputs_;
   std::map<std::string, Dequantized> dequantized_;     // DequantizeLinear outputs
   std::map<std::string, std::vector<int>> consumers_;  // value -> the nodes that read it
+  std::map<std::string, int> producers_;               // value -> the node that writes it
   std::set<int> absorbed_;                             // Relu / Clip / QuantizeLinear read with a group
   const onnx::GraphProto* graph_ = nullptr;
 };
@@ -1478,6 +1485,34 @@ const Importer::Dequantized& Importer::dequantized(const onnx::NodeProto& node, 
   return it->second;
 }
 
+bool Importer::ort_converts_to_uint8(const std::string& value) const {
+  // A one-element int8 constant zero point at input 2 of `n` (0 when omitted and allowed).
+  auto int8_zero_point = [&](const onnx::NodeProto& n, bool may_omit, std::int64_t* zp) {
+    if (n.input_size() < 3 || n.input(2).empty()) {
+      *zp = 0;
+      return may_omit;
+    }
+    const auto c = constants_.find(n.input(2));
+    if (c == constants_.end() || c->second.dtype != DType::kInt8 || c->second.elements() != 1) return false;
+    *zp = c->second.integer_at(0);
+    return true;
+  };
+  const auto p = producers_.find(value);
+  const auto c = consumers_.find(value);
+  if (p == producers_.end() || c == consumers_.end() || c->second.size() != 1 || graph_outputs_.count(value) != 0) {
+    return false;
+  }
+  const onnx::NodeProto& q = graph_->node(p->second);
+  const onnx::NodeProto& dq = graph_->node(c->second[0]);
+  if (q.op_type() != "QuantizeLinear" || dq.op_type() != "DequantizeLinear" || dq.input_size() < 1 ||
+      dq.input(0) != value) {
+    return false;
+  }
+  std::int64_t q_zp = 0, dq_zp = 0;
+  return int8_zero_point(q, /*may_omit=*/false, &q_zp) && int8_zero_point(dq, /*may_omit=*/true, &dq_zp) &&
+         q_zp == dq_zp;
+}
+
 // A QDQ group: DequantizeLinear on each input, the float operator, an optional Relu / Clip(0, 6), one
 // QuantizeLinear. It is read as the QLinear operator ONNX Runtime fuses it into (the same tensors and
 // layouts), its node marked onnx_qdq: ONNX Runtime runs the group in float32 where it does not fuse
@@ -1634,6 +1669,15 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       f.add_input(b.value);
     }
     read_qlinear_conv(f, label);
+    // ONNX Runtime on x86 fuses a Conv group only with uint8 activations on both sides, as its
+    // selectors see them after QDQS8ToU8Transformer made int8 pairs uint8 (docs/semantics.md §22.5).
+    Node& n = g_.nodes.back();
+    auto as_ort_sees = [&](int tensor, const std::string& value) {
+      const DType t = g_.tensors[static_cast<std::size_t>(tensor)].dtype;
+      return t == DType::kInt8 && ort_converts_to_uint8(value) ? DType::kUint8 : t;
+    };
+    n.ort_uint8_group = as_ort_sees(n.inputs[0], x.value) == DType::kUint8 &&
+                        as_ort_sees(n.outputs[0], q->output(0)) == DType::kUint8;
   } else if (op == "MatMul") {
     if (node.input_size() != 2) fail(fmt::format("{}: allowed: A and B", label));
     const Dequantized& a = dequantized(node, 0, label);
@@ -1957,6 +2001,7 @@ Graph Importer::read(const onnx::ModelProto& model) {
       std::vector<int>& c = consumers_[in];
       if (c.empty() || c.back() != i) c.push_back(i);
     }
+    for (const std::string& out : graph.node(i).output()) producers_.emplace(out, i);
   }
   for (int i = 0; i < graph.node_size(); ++i) {
     if (absorbed_.count(i) == 0) read_node(graph.node(i), static_cast<std::size_t>(i));

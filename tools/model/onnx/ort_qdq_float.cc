@@ -90,6 +90,43 @@ std::int64_t quantize(float y, float scale, std::int32_t zero_point, DType t) {
   return static_cast<std::int64_t>(std::nearbyint(v)) + zero_point;
 }
 
+// quantize() over a whole [pixels][channels] y_f with the per-channel bias (empty: none) added and
+// the activation's clamp applied first, into `out`: the limits computed once, and for 8-bit
+// outputs (every QuantizeLinear the reader accepts) the rounding done inline so that the loop
+// vectorizes: for |v| <= 2^22, (v + 1.5 * 2^23) - 1.5 * 2^23 rounds v to an integer half to even
+// under the default rounding mode (v is clamped to the type's range less the zero point first, a
+// NaN to the lower bound), the same integer as std::nearbyint, which costs a library call per
+// output on this build's baseline ISA.
+void quantize_outputs(const std::vector<float>& y, std::size_t channels, const std::vector<float>& bias,
+                      Activation act, float scale, std::int32_t zero_point, Tensor& out) {
+  const bool eight_bit = out.dtype == DType::kInt8 || out.dtype == DType::kUint8;
+  if (!eight_bit || channels == 0) {
+    for (std::size_t at = 0; at < y.size(); ++at) {
+      float v = y[at];
+      if (!bias.empty()) v += bias[at % channels];
+      clamp_activation(act, &v);
+      store_integer(out, at, quantize(v, scale, zero_point, out.dtype));
+    }
+    return;
+  }
+  const auto lo = static_cast<float>(cli::dtype_min(out.dtype) - zero_point);
+  const auto hi = static_cast<float>(cli::dtype_max(out.dtype) - zero_point);
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  std::uint8_t* bytes = out.bytes.data();
+  for (std::size_t at = 0; at < y.size(); at += channels) {
+    for (std::size_t c = 0; c < channels; ++c) {
+      float v = y[at + c];
+      if (!bias.empty()) v += bias[c];
+      clamp_activation(act, &v);
+      v = v / scale;
+      v = v > lo ? v : lo;
+      v = v < hi ? v : hi;
+      const float r = (v + kRound) - kRound;
+      bytes[at + c] = static_cast<std::uint8_t>(static_cast<std::int32_t>(r) + zero_point);
+    }
+  }
+}
+
 // MLAS's K slice for an SGEMM with n columns and k depth (MlasSgemmOperation, MlasConvOperation):
 // 128, doubled each time the N stride (128) halves while N stride / 2 >= n and N stride > 16, when
 // n < k. A single-row GEMM (MLAS's M1 kernels) sums K in one slice.
@@ -177,9 +214,20 @@ FloatWeights float_weights(const Graph& g, const Node& n, std::size_t channel_di
   w.filter.resize(fd.elements());
   std::size_t inner = 1;
   for (std::size_t d = channel_dim + 1; d < f.shape.size(); ++d) inner *= f.shape[d];
-  for (std::size_t i = 0; i < fd.elements(); ++i) {
-    const std::size_t c = (i / inner) % f.shape[channel_dim];
-    w.filter[i] = dequantize(fd.integer_at(i), fa.scale(c), fa.zero_point(c));
+  // Row by row of one channel, 8-bit filters read as bytes (integer_at per element made this the
+  // largest part of preparing a ResNet-18).
+  const std::size_t dim = f.shape[channel_dim];
+  const std::uint8_t* bytes = fd.bytes.data();
+  for (std::size_t row = 0, i = 0; i < fd.elements(); ++row) {
+    const std::size_t c = row % dim;
+    const float scale = fa.scale(c);
+    const std::int32_t zero_point = fa.zero_point(c);
+    for (std::size_t j = 0; j < inner; ++j, ++i) {
+      const std::int64_t q = fd.dtype == DType::kInt8    ? static_cast<std::int8_t>(bytes[i])
+                             : fd.dtype == DType::kUint8 ? bytes[i]
+                                                         : fd.integer_at(i);
+      w.filter[i] = dequantize(q, scale, zero_point);
+    }
   }
   if (has_input(n, 2)) {
     const TensorDef& b = input_def(g, n, 2);
@@ -252,34 +300,32 @@ class ConvFloat : public PreparedNode {
     const bool pointwise = k == cpg_ && stride_h_ == 1 && stride_w_ == 1 && r.pad_top == 0 && r.pad_left == 0 &&
                            r.pad_bottom == 0 && r.pad_right == 0;
     slice_ = pointwise ? mlas_k_slice(filters_per_group_, oh_ * ow_, k) : mlas_k_slice(2, oh_ * ow_, k);
-    if (isa_ != qdq_fma::Isa::kNone) pack();
+    if (isa_ != qdq_fma::Isa::kNone) {
+      pack();
+      plan_runs();
+    }
   }
 
   // y_f before the bias: the float32 sum of every output (NHWC order), from the dequantized input.
+  // Every output is written (the reference and the vector path cover all of them), so y is only
+  // resized: a run reuses the previous run's buffers instead of allocating and zeroing them.
   void sums(const Tensor& in, std::vector<float>* y) const {
     // kLanePad spare floats: the depthwise vector path reads whole vectors past the last channel.
-    std::vector<float> xf(in.elements() + qdq_fma::kLanePad, 0.0f);
-    dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
-    y->assign(batch_ * oh_ * ow_ * oc_, 0.0f);
+    xf_.resize(in.elements() + qdq_fma::kLanePad);
+    dequantize_all(in, x_.scale(0), x_.zero_point(0), xf_.data());
+    y->resize(batch_ * oh_ * ow_ * oc_);
     if (isa_ == qdq_fma::Isa::kNone) {
-      sums_reference(xf, y->data());
+      sums_reference(xf_, y->data());
     } else {
-      sums_fast(xf, y->data());
+      sums_fast(xf_, y->data());
     }
   }
 
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
-    std::vector<float> y;
-    sums(in, &y);
-    for (std::size_t at = 0; at < y.size(); ++at) {
-      const std::size_t o = at % oc_;
-      float v = y[at];
-      if (!weights_.bias.empty()) v += weights_.bias[o];
-      clamp_activation(act_, &v);
-      store_integer(out, at, quantize(v, y_.scale(0), y_.zero_point(0), out_type_));
-    }
+    sums(in, &y_f_);
+    quantize_outputs(y_f_, oc_, weights_.bias, act_, y_.scale(0), y_.zero_point(0), out);
   }
 
   std::vector<std::string> describe() const override {
@@ -387,51 +433,24 @@ class ConvFloat : public PreparedNode {
     }
   }
 
-  // The vector path: runs of up to kMaxPixels consecutive output pixels of a row whose windows have
-  // the same valid taps share one call (the interior ones with every tap, the border ones with a
-  // mask of their valid taps).
-  void sums_fast(const std::vector<float>& xf, float* y_out) const {
-    if (lanes_ == 0) return;  // no output channel: nothing to compute (and no empty buffer to copy)
+  // Up to kMaxPixels output pixels whose windows have the same valid taps (every tap inside, or one
+  // border box: a mask of its valid taps): one kernel call. The pixels need not be neighbours, so
+  // border pixels share calls too (a 7x7 output has 24 of its 49 pixels on the border).
+  struct Run {
+    std::size_t pixels = 0;
+    std::size_t pixel[qdq_fma::kMaxPixels] = {};      // output pixel index (b, oy, ox)
+    std::ptrdiff_t origin[qdq_fma::kMaxPixels] = {};  // x index of the window's top-left tap
+    std::size_t mask = kNoMask;                       // offset of its valid-tap mask in masks_
+  };
+  static constexpr std::size_t kNoMask = static_cast<std::size_t>(-1);
+
+  // The runs of every output pixel and the masks of the border boxes (geometry only: once, at
+  // prepare): the pixels of each box in raster order, kMaxPixels at a time.
+  void plan_runs() {
     const std::size_t k = cpg_ * kh_ * kw_;
-    std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
-    std::vector<unsigned char> valid(k);
-    qdq_fma::Block blk;
-    blk.x = xf.data();
-    blk.offsets = offsets_.data();
-    blk.x_per_lane = per_lane_;
-    blk.ldw = ldw_;
-    blk.k = k;
-    blk.slice = slice_;
-    blk.lanes = lanes_;
-    blk.out = scratch.data();
-    blk.ldo = ldw_;
     const TapBox full{0, kh_, 0, kw_};
-    std::size_t pixel_at[qdq_fma::kMaxPixels] = {};
-    std::ptrdiff_t origin[qdq_fma::kMaxPixels] = {};
-    std::size_t pending = 0;
-    TapBox box;
-    // Computes the collected pixels (all with taps `box`) for every group and copies their lanes to y.
-    auto flush = [&]() {
-      if (pending == 0) return;
-      blk.pixels = pending;
-      blk.valid = nullptr;
-      if (!(box == full)) {
-        for (std::size_t t = 0; t < k; ++t) {
-          valid[t] = tap_ky_[t] >= box.ky0 && tap_ky_[t] < box.ky1 && tap_kx_[t] >= box.kx0 && tap_kx_[t] < box.kx1;
-        }
-        blk.valid = valid.data();
-      }
-      for (std::size_t g = 0; g < groups_; ++g) {
-        const std::ptrdiff_t channel = per_lane_ ? 0 : static_cast<std::ptrdiff_t>(g * cpg_);
-        for (std::size_t p = 0; p < pending; ++p) blk.base[p] = origin[p] + channel;
-        blk.w = packed_.data() + g * k * ldw_;
-        qdq_fma::run(isa_, blk);
-        for (std::size_t p = 0; p < pending; ++p) {
-          std::memcpy(y_out + pixel_at[p] * oc_ + g * lanes_, scratch.data() + p * ldw_, lanes_ * sizeof(float));
-        }
-      }
-      pending = 0;
-    };
+    std::vector<TapBox> boxes{full};
+    std::vector<Run> open(1);  // per box: the run being filled
     const auto ih = static_cast<std::ptrdiff_t>(ih_), iw = static_cast<std::ptrdiff_t>(iw_);
     for (std::size_t b = 0; b < batch_; ++b) {
       for (std::size_t oy = 0; oy < oh_; ++oy) {
@@ -442,13 +461,89 @@ class ConvFloat : public PreparedNode {
           const auto x0 = static_cast<std::ptrdiff_t>(ox * stride_w_) - static_cast<std::ptrdiff_t>(pad_left_);
           TapBox here = row;
           valid_range(x0, kw_, dil_w_, iw_, &here.kx0, &here.kx1);
-          if (pending != 0 && !(here == box)) flush();
-          box = here;
-          pixel_at[pending] = (b * oh_ + oy) * ow_ + ox;
-          origin[pending] = ((static_cast<std::ptrdiff_t>(b) * ih + y0) * iw + x0) * static_cast<std::ptrdiff_t>(ic_);
-          if (++pending == qdq_fma::kMaxPixels) flush();
+          std::size_t m = 0;
+          while (m < boxes.size() && !(boxes[m] == here)) ++m;
+          if (m == boxes.size()) {
+            boxes.push_back(here);
+            Run fresh;
+            fresh.mask = masks_.size();
+            for (std::size_t t = 0; t < k; ++t) {
+              masks_.push_back(tap_ky_[t] >= here.ky0 && tap_ky_[t] < here.ky1 && tap_kx_[t] >= here.kx0 &&
+                               tap_kx_[t] < here.kx1);
+            }
+            open.push_back(fresh);
+          }
+          Run& r = open[m];
+          r.pixel[r.pixels] = (b * oh_ + oy) * ow_ + ox;
+          r.origin[r.pixels] = ((static_cast<std::ptrdiff_t>(b) * ih + y0) * iw + x0) * static_cast<std::ptrdiff_t>(ic_);
+          if (++r.pixels == qdq_fma::kMaxPixels) {
+            runs_.push_back(r);
+            r.pixels = 0;
+          }
         }
-        flush();
+      }
+    }
+    for (const Run& r : open) {
+      if (r.pixels != 0) runs_.push_back(r);
+    }
+  }
+
+  // The vector path, loop by loop: per group, per block of kChannelBlock lanes, per K slice (or all
+  // of K, below), every run. A slice's weights of one lane block (at most 256 taps x 64 lanes,
+  // 64 KiB) are then read by all the layer's pixels while cached, instead of the whole filter
+  // streaming through the cache once per run (which made the 512-channel layers of ResNet-18,
+  // K = 4,608, twice as slow as ONNX Runtime). Each lane's FMAs and slice additions are the same,
+  // in the same order.
+  void sums_fast(const std::vector<float>& xf, float* y_out) const {
+    if (lanes_ == 0) return;  // no output channel: nothing to compute (and no empty buffer to copy)
+    constexpr std::size_t kChannelBlock = 4 * qdq_fma::kLanePad;
+    const std::size_t k = cpg_ * kh_ * kw_;
+    const std::size_t row = groups_ * ldw_;
+    const std::size_t pixels = batch_ * oh_ * ow_;
+    // A lane block's whole filter that stays in L2 (1 MiB on this session's Zen 4, shared with the
+    // input and the sums) is run all slices at a time per run, so that the run's sums stay in L1
+    // between slices (the 7x7 stem: 37 KiB of weights, 3 MiB of sums); a larger one slice by slice.
+    constexpr std::size_t kWholeFilterBytes = 256 * 1024;
+    const std::size_t k_step = k * kChannelBlock * sizeof(float) <= kWholeFilterBytes ? k : slice_;
+    // The groups' padded lanes side by side; y itself when that is y's layout.
+    const bool direct = row == oc_;
+    if (!direct) scratch_.resize(pixels * row);
+    float* y = direct ? y_out : scratch_.data();
+    qdq_fma::Block blk;
+    blk.x = xf.data();
+    blk.offsets = offsets_.data();
+    blk.x_per_lane = per_lane_;
+    blk.ldw = ldw_;
+    blk.k = k;
+    blk.slice = slice_;
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const std::ptrdiff_t channel = per_lane_ ? 0 : static_cast<std::ptrdiff_t>(g * cpg_);
+      for (std::size_t c0 = 0; c0 < lanes_; c0 += kChannelBlock) {
+        blk.lanes = std::min(kChannelBlock, lanes_ - c0);
+        blk.w = packed_.data() + g * k * ldw_ + c0;
+        // Depthwise lanes read their own input channel: the block's first lane is channel c0.
+        const std::ptrdiff_t lane_shift = per_lane_ ? static_cast<std::ptrdiff_t>(c0) : 0;
+        for (std::size_t kb = 0; kb < k; kb += k_step) {
+          blk.k_begin = kb;
+          blk.k_end = kb + k_step;
+          for (const Run& r : runs_) {
+            blk.pixels = r.pixels;
+            for (std::size_t p = 0; p < r.pixels; ++p) {
+              blk.base[p] = r.origin[p] + channel + lane_shift;
+              blk.out_row[p] = r.pixel[p] * row;
+            }
+            blk.valid = r.mask == kNoMask ? nullptr : masks_.data() + r.mask;
+            blk.out = y + g * ldw_ + c0;
+            qdq_fma::run(isa_, blk);
+          }
+        }
+      }
+    }
+    if (!direct) {
+      for (std::size_t p = 0; p < pixels; ++p) {
+        for (std::size_t g = 0; g < groups_; ++g) {
+          std::memcpy(y_out + p * oc_ + g * lanes_, y + p * row + g * ldw_, lanes_ * sizeof(float));
+        }
       }
     }
   }
@@ -470,6 +565,10 @@ class ConvFloat : public PreparedNode {
   std::vector<std::size_t> tap_ky_, tap_kx_;
   std::vector<std::ptrdiff_t> offsets_;
   std::vector<float> packed_;
+  std::vector<Run> runs_;
+  std::vector<unsigned char> masks_;  // per distinct border box: k flags, tap valid or not
+  // Buffers reused from run to run (a prepared node runs one input at a time).
+  mutable std::vector<float> xf_, y_f_, scratch_;
 };
 
 // FULLY_CONNECTED as ONNX MatMul with a constant b: y[r, j] = sum_k a_f[r, k] * b_f[k, j] (MlasGemm
@@ -581,7 +680,7 @@ class FcFloat : public PreparedNode {
     blk.lanes = units_;
     blk.start = start_.empty() ? nullptr : start_.data();
     blk.out = scratch.data();
-    blk.ldo = ldw_;
+    for (std::size_t p = 0; p < qdq_fma::kMaxPixels; ++p) blk.out_row[p] = p * ldw_;
     for (std::size_t r0 = 0; r0 < rows_; r0 += qdq_fma::kMaxPixels) {
       blk.pixels = std::min(qdq_fma::kMaxPixels, rows_ - r0);
       for (std::size_t p = 0; p < blk.pixels; ++p) blk.base[p] = static_cast<std::ptrdiff_t>((r0 + p) * depth_);

@@ -45,10 +45,15 @@ struct Block {
   std::size_t ldw = 0;                        ///< a multiple of kLanePad
   std::size_t k = 0;                          ///< taps
   std::size_t slice = 1;                      ///< MLAS's K slice (>= 1)
+  /// The call computes the K slices from k_begin (a multiple of slice; 0: out starts as start, or
+  /// as the first slice) up to k_end (past k: to the end) and adds the others to out, so a caller
+  /// may run a layer slice by slice, each slice's weights shared by all its pixels while cached.
+  std::size_t k_begin = 0;
+  std::size_t k_end = static_cast<std::size_t>(-1);
   std::size_t lanes = 0;                      ///< channels to compute (<= ldw)
   const float* start = nullptr;               ///< null, or per lane the value each output starts from (Gemm's C)
-  float* out = nullptr;                       ///< out[p * ldo + c]; row length >= lanes rounded up to kLanePad
-  std::size_t ldo = 0;
+  float* out = nullptr;                       ///< out[out_row[p] + c]; rows of >= lanes rounded up to kLanePad
+  std::size_t out_row[kMaxPixels] = {};       ///< per pixel: where its row of lanes starts in out
 };
 
 /// Computes the block with `isa`'s path (which must be available). With x_per_lane, x must be

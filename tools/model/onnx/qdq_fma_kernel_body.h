@@ -57,19 +57,21 @@ static_assert(kBlockPixels <= kMaxPixels, "a block fits a call");
 template <std::size_t P, std::size_t NV, bool kMasked, bool kPerLane>
 void tile(const Block& b, std::size_t first_pixel, std::size_t c0) {
   const std::ptrdiff_t* base = b.base + first_pixel;
-  float* out = b.out + first_pixel * b.ldo + c0;
-  bool first = b.start == nullptr;
-  if (!first) {
+  float* out[P];
+  for (std::size_t p = 0; p < P; ++p) out[p] = b.out + b.out_row[first_pixel + p] + c0;
+  const std::size_t k_end = b.k_end < b.k ? b.k_end : b.k;
+  bool first = b.start == nullptr && b.k_begin == 0;
+  if (b.k_begin == 0 && !first) {
     for (std::size_t p = 0; p < P; ++p) {
-      for (std::size_t j = 0; j < NV; ++j) vstore(out + p * b.ldo + j * kLanes, vload(b.start + c0 + j * kLanes));
+      for (std::size_t j = 0; j < NV; ++j) vstore(out[p] + j * kLanes, vload(b.start + c0 + j * kLanes));
     }
-  } else if (b.k == 0) {
+  } else if (first && b.k == 0) {
     for (std::size_t p = 0; p < P; ++p) {
-      for (std::size_t j = 0; j < NV; ++j) vstore(out + p * b.ldo + j * kLanes, vzero());
+      for (std::size_t j = 0; j < NV; ++j) vstore(out[p] + j * kLanes, vzero());
     }
   }
-  for (std::size_t k0 = 0; k0 < b.k; k0 += b.slice) {
-    const std::size_t k1 = b.k - k0 > b.slice ? k0 + b.slice : b.k;
+  for (std::size_t k0 = b.k_begin; k0 < k_end; k0 += b.slice) {
+    const std::size_t k1 = k_end - k0 > b.slice ? k0 + b.slice : k_end;
     Vec acc[P][NV];
 #pragma GCC unroll 8
     for (std::size_t p = 0; p < P; ++p) {
@@ -100,7 +102,7 @@ void tile(const Block& b, std::size_t first_pixel, std::size_t c0) {
     for (std::size_t p = 0; p < P; ++p) {
 #pragma GCC unroll 4
       for (std::size_t j = 0; j < NV; ++j) {
-        float* o = out + p * b.ldo + j * kLanes;
+        float* o = out[p] + j * kLanes;
         vstore(o, first ? acc[p][j] : vadd(vload(o), acc[p][j]));
       }
     }
