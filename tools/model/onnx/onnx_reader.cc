@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -144,6 +145,16 @@ class Importer {
     std::int64_t axis = 1;   // DequantizeLinear's axis attribute (per-axis scales)
   };
   void read_dequantize_linear(const onnx::NodeProto& node, const std::string& label);
+  // A QuantizeLinear of a float32 graph input (the entry of a QDQ model) as a QUANTIZE node.
+  void read_input_quantize_linear(const onnx::NodeProto& node, const std::string& label);
+  // A DequantizeLinear whose float32 result is a graph output (the exit of a QDQ model) as a
+  // DEQUANTIZE node.
+  void add_output_dequantize(const onnx::NodeProto& node, const Dequantized& d, DType dtype, const std::string& label);
+  // The quantization of a QuantizeLinear's y (node input 1, 2) or a DequantizeLinear's x: per tensor,
+  // or per axis (the axis attribute, default 1) of a tensor of `shape`; *dtype becomes the zero
+  // point's type, and stays as passed when the zero point is omitted.
+  Quantization linear_quantization(const onnx::NodeProto& node, const std::vector<std::size_t>& shape,
+                                   const char* prefix, const std::string& label, DType* dtype) const;
   void read_qdq_group(const onnx::NodeProto& node, const std::string& label);
   // A zero point's name: input i of a Q/DQ node, or a made-up constant 0 of `dtype`.
   std::string zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value);
@@ -427,7 +438,8 @@ int Importer::activation(const std::string& value, DType dtype, const Quantizati
   if (!t.quant.present()) {
     t.quant = q;
     if (v.onnx >= 0 && v.nhwc >= 0) g_.tensors[static_cast<std::size_t>(v.onnx == primary ? v.nhwc : v.onnx)].quant = q;
-  } else if (t.quant.scales != q.scales || t.quant.zero_point() != q.zero_point()) {
+  } else if (t.quant.scales != q.scales || t.quant.zero_point() != q.zero_point() ||
+             (q.per_axis() && (t.quant.axis != q.axis || t.quant.zero_points != q.zero_points))) {
     fail(
         fmt::format("{}: input '{}' has scale {} and zero point {} here, but scale {} and zero point {} where "
                     "another node uses or produces it; allowed: one quantization per tensor",
@@ -1291,6 +1303,93 @@ void Importer::read_dequantize_linear(const onnx::NodeProto& node, const std::st
     d.axis = a->i();
   }
   dequantized_.emplace(node.output(0), d);
+  if (graph_outputs_.count(node.output(0)) != 0) add_output_dequantize(node, d, dtype, label);
+}
+
+Quantization Importer::linear_quantization(const onnx::NodeProto& node, const std::vector<std::size_t>& shape,
+                                           const char* prefix, const std::string& label, DType* dtype) const {
+  std::int64_t axis = 1;
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    if (a.name() == "axis" && a.type() == onnx::AttributeProto_AttributeType_INT) {
+      axis = a.i();
+    } else if (a.name() == "block_size" && a.type() == onnx::AttributeProto_AttributeType_INT && a.i() == 0) {
+      // opset 21's blocked quantization, off
+    } else if (a.name() == "saturate" && a.type() == onnx::AttributeProto_AttributeType_INT) {
+      // float8 outputs only; 8-bit integers always saturate
+    } else {
+      fail(fmt::format("{}: attribute '{}'; allowed: axis (an integer), saturate, block_size 0", label, a.name()));
+    }
+  }
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  const std::int64_t a = axis < 0 ? axis + rank : axis;
+  const std::size_t per_axis = a >= 0 && a < rank ? shape[static_cast<std::size_t>(a)] : 0;
+  Quantization q;
+  q.scales = scales(node, 1, label, fmt::format("{}_scale", prefix).c_str(), per_axis);
+  if (node.input_size() > 2 && !node.input(2).empty()) {
+    q.zero_points = zero_points(node, 2, label, fmt::format("{}_zero_point", prefix).c_str(), per_axis, dtype);
+    if (q.zero_points.size() != q.scales.size()) {
+      fail(fmt::format("{}: {} scales and {} zero points; allowed: as many", label, q.scales.size(),
+                       q.zero_points.size()));
+    }
+  } else {
+    q.zero_points = {0};  // ONNX: an omitted zero point is 0 of the caller's type (*dtype as passed)
+  }
+  if (q.per_axis()) q.axis = static_cast<std::size_t>(a);
+  return q;
+}
+
+void Importer::read_input_quantize_linear(const onnx::NodeProto& node, const std::string& label) {
+  if (node.input_size() < 2 || node.input_size() > 3 || node.output_size() != 1) {
+    fail(fmt::format("{}: {} inputs and {} outputs; allowed: x, y_scale, optional y_zero_point, and 1 output", label,
+                     node.input_size(), node.output_size()));
+  }
+  const int x = values_.at(node.input(0)).onnx;
+  DType dtype = DType::kUint8;  // ONNX's y type without a zero point
+  const Quantization q =
+      linear_quantization(node, g_.tensors[static_cast<std::size_t>(x)].shape, "y", label, &dtype);
+  // A per-axis y in ONNX's layout: the NHWC copy a convolution would read needs another axis, and
+  // qparity's operators take per-tensor activations, so such a y may only leave the graph.
+  if (q.per_axis() && consumers_.count(node.output(0)) != 0) {
+    fail(fmt::format("{}: y '{}' is quantized per axis and read by another node; allowed: a per-axis y only as a "
+                     "graph output",
+                     label, node.output(0)));
+  }
+  const int y = output_tensor(node.output(0), dtype, q, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kQuantize;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x};
+  n.outputs = {y};
+  add_node(std::move(n));
+}
+
+void Importer::add_output_dequantize(const onnx::NodeProto& node, const Dequantized& d, DType dtype,
+                                     const std::string& label) {
+  const auto v = values_.find(d.value);
+  if (v == values_.end() || dtype == DType::kInt32) {
+    fail(fmt::format("{}: its float output '{}' is a graph output and its x '{}' is {}; allowed: a graph output "
+                     "dequantizes an 8-bit activation (a graph input or a node's output)",
+                     label, node.output(0), d.value, v == values_.end() ? "a constant" : "int32"));
+  }
+  const int layout_of = v->second.onnx >= 0 ? v->second.onnx : v->second.nhwc;
+  DType zp_type = dtype;
+  const Quantization q =
+      linear_quantization(node, g_.tensors[static_cast<std::size_t>(layout_of)].shape, "x", label, &zp_type);
+  if (zp_type != dtype) {
+    fail(fmt::format("{}: x '{}' is {}, its zero point {}; allowed: the same type", label, d.value,
+                     cli::to_string(dtype), cli::to_string(zp_type)));
+  }
+  if (q.per_axis() && v->second.onnx < 0) {
+    fail(fmt::format("{}: x '{}' is computed in NHWC and dequantized per axis; allowed: per tensor", label, d.value));
+  }
+  const int x = activation(d.value, dtype, q, /*nhwc=*/false, label);
+  const int y = output_tensor(node.output(0), DType::kFloat32, {}, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kDequantize;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {x};
+  n.outputs = {y};
+  add_node(std::move(n));
 }
 
 const Importer::Dequantized& Importer::dequantized(const onnx::NodeProto& node, int i, const std::string& label) const {
@@ -1678,9 +1777,16 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
       dequantized_.count(node.input(0)) != 0) {
     return read_qdq_group(node, label);
   }
+  if (domain.empty() && node.op_type() == "QuantizeLinear" && node.input_size() > 0 &&
+      values_.count(node.input(0)) != 0 && values_.at(node.input(0)).onnx >= 0 &&
+      std::count(g_.inputs.begin(), g_.inputs.end(), values_.at(node.input(0)).onnx) != 0 &&
+      g_.tensors[static_cast<std::size_t>(values_.at(node.input(0)).onnx)].dtype == DType::kFloat32) {
+    return read_input_quantize_linear(node, label);
+  }
   if (domain.empty() && (node.op_type() == "QuantizeLinear" || node.op_type() == "Relu" || node.op_type() == "Clip")) {
     fail(fmt::format(
-        "{}: not part of a QDQ group qparity reads; allowed: DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
+        "{}: not part of a QDQ group qparity reads; allowed: QuantizeLinear of a float32 graph input, or "
+        "DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, "
         "GlobalAveragePool, AveragePool, MaxPool, Concat, Reshape, Flatten, Transpose, Sigmoid, LeakyRelu or "
         "Softmax (Conv, MatMul, Gemm, Add, Mul: "
         "optionally then Relu or Clip(0, 6)) -> QuantizeLinear",
@@ -1774,12 +1880,6 @@ Graph Importer::read(const onnx::ModelProto& model) {
   for (int i = 0; i < graph.output_size(); ++i) {
     const std::string& out = graph.output(i).name();
     const auto it = values_.find(out);
-    if (it == values_.end() && dequantized_.count(out) != 0) {
-      // A DequantizeLinear whose float result leaves the graph (ONNX's node test of the op alone).
-      fail(fmt::format("graph output {} '{}' is the float output of a DequantizeLinear; allowed: 8-bit or int32 "
-                       "outputs (qparity runs the integer graph: a DequantizeLinear must feed a QDQ group)",
-                       i, out));
-    }
     if (it == values_.end()) {
       fail(
           fmt::format("graph output {} '{}' is not computed by any node qparity read (an initializer or an unknown "
