@@ -41,7 +41,8 @@
   X(Relu6, "RELU6", 21, 2, relu6)                                       \
   X(Transpose, "TRANSPOSE", 39, 2, transpose)                           \
   X(Logistic, "LOGISTIC", -1, 1, logistic)                              \
-  X(LeakyRelu, "LEAKY_RELU", -1, 1, leaky_relu)
+  X(LeakyRelu, "LEAKY_RELU", -1, 1, leaky_relu)                        \
+  X(BatchMatMul, "BATCH_MATMUL", 126, 2, batch_matmul)
 
 namespace qparity::model {
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "model/op.h"
+#include "model/ops/batch_matmul.h"
 #include "model/ops/conv_common.h"
 #include "model/ops/data_ops.h"
 #include "model/ops/elementwise.h"
@@ -117,6 +118,7 @@ class Importer {
   void read_qlinear_conv(const onnx::NodeProto& node, const std::string& label, bool int32_output = false);
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
   void read_matmul_integer(const onnx::NodeProto& node, const std::string& label);
+  void read_qlinear_batch_matmul(const onnx::NodeProto& node, const std::string& label);
   void add_matmul_node(const onnx::NodeProto& node, int a, const Tensor& b, Quantization bq, std::size_t k,
                        std::size_t nn, const std::string& filter_name, DType y_type, const Quantization& yq,
                        const char* a_role, const char* b_role, const std::string& label);
@@ -662,8 +664,12 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
                     label, node.input_size()));
   }
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
-  const Tensor& b = constant_input(node, 3, label, "b");
-  if (b.shape.size() != 2 || b.shape[0] == 0 || b.shape[1] == 0) {
+  const auto b_constant = constants_.find(node.input(3));
+  if (b_constant == constants_.end() || b_constant->second.shape.size() != 2) {
+    return read_qlinear_batch_matmul(node, label);
+  }
+  const Tensor& b = b_constant->second;
+  if (b.shape[0] == 0 || b.shape[1] == 0) {
     fail(fmt::format("{}: b '{}' has shape {}; allowed: 2-D (K, N), non-empty", label, node.input(3),
                      cli::shape_text(b.shape)));
   }
@@ -721,6 +727,46 @@ void Importer::add_matmul_node(const onnx::NodeProto& node, int a, const Tensor&
   auto o = std::make_shared<FullyConnectedOptions>();
   o->keep_num_dims = true;  // MatMul keeps a's leading dimensions
   n.options = o;
+  add_node(std::move(n));
+}
+
+// QLinearMatMul whose b is a run-time value or a constant of rank 3 or more: a BATCH_MATMUL node (a
+// and b of rank 2 to 5, batch dimensions broadcast as numpy's matmul does, which is TFLite's rule),
+// per-tensor quantization throughout; in ONNX's layout.
+void Importer::read_qlinear_batch_matmul(const onnx::NodeProto& node, const std::string& label) {
+  DType a_type{}, b_type{}, y_type{};
+  Quantization aq, bq, yq;
+  aq.scales = scales(node, 1, label, "a_scale", 0);
+  aq.zero_points = zero_points(node, 2, label, "a_zero_point", 0, &a_type);
+  bq.scales = scales(node, 4, label, "b_scale", 0);
+  bq.zero_points = zero_points(node, 5, label, "b_zero_point", 0, &b_type);
+  yq.scales = scales(node, 6, label, "y_scale", 0);
+  yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
+  const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
+  int b = -1;
+  if (const auto c = constants_.find(node.input(3)); c != constants_.end()) {
+    if (c->second.dtype != b_type) {
+      fail(fmt::format("{}: b '{}' is {}, b_zero_point {}; allowed: the same type", label, node.input(3),
+                       cli::to_string(c->second.dtype), cli::to_string(b_type)));
+    }
+    TensorDef bd;
+    bd.name = node.input(3);
+    bd.dtype = b_type;
+    bd.shape = c->second.shape;
+    bd.quant = bq;
+    bd.data = c->second;
+    g_.tensors.push_back(std::move(bd));
+    b = static_cast<int>(g_.tensors.size()) - 1;
+  } else {
+    b = activation(node.input(3), b_type, bq, /*nhwc=*/false, label);
+  }
+  const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kBatchMatMul;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {a, b};
+  n.outputs = {y};
+  n.options = std::make_shared<BatchMatMulOptions>();
   add_node(std::move(n));
 }
 
@@ -1838,7 +1884,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   fail(fmt::format(
       "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
-      "QLinearMatMul (constant b), ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
+      "QLinearMatMul, ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
       "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool / QLinearSigmoid / "
       "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Constant, and QDQ groups "
       "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "
