@@ -157,10 +157,20 @@ TEST(OnnxMatMulInteger, MalformedNodesNameTheNode) {
     expect(b, "node 0 (MatMulInteger 'y_node'): A 'a' has shape [4, 5]; allowed: rank >= 2 with last dimension 6");
   }
   {
+    OnnxBuilder b = mmi_builder();  // a run-time B: an accumulate-only BATCH_MATMUL, its zero point per tensor
+    b.input("b2", DType::kInt8, {6, 3});
+    b.zero_points("z3", DType::kInt8, {1, 2, 3});
+    b.node("MatMulInteger", {"a", "b2", "za", "z3"}, {"y"});
+    expect(b, "node 0 (MatMulInteger 'y_node'): b_zero_point 'z3' has shape [3]; allowed: a scalar");
+  }
+  {
     OnnxBuilder b = mmi_builder();
     b.input("b2", DType::kInt8, {6, 3});
-    b.node("MatMulInteger", {"a", "b2"}, {"y"});
-    expect(b, "node 0 (MatMulInteger 'y_node'): input 1 (B) 'b2' is not an initializer; allowed: a constant");
+    b.node("MatMulInteger", {"a", "b2", "za", "zb"}, {"y"});
+    EXPECT_EQ(read_error(b), "(no error)");
+    const qparity::model::Graph g = qparity::model::read_onnx(b.bytes(), "m.onnx");
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op, qparity::model::OpKind::kBatchMatMul);
   }
   {
     OnnxBuilder b = mmi_builder();

@@ -63,6 +63,10 @@ struct QBatchMatMulSpec {
 /// a -> QLinearMatMul (b constant or a graph input, N-D, per tensor) -> y: a batched product.
 BuiltOnnx qlinear_batch_matmul_model(const QBatchMatMulSpec& s);
 
+/// a -> MatMulInteger (B constant or a graph input, N-D; zero points a_zp, b_zp; scales unused) ->
+/// y int32.
+BuiltOnnx matmul_integer_batch_model(const QBatchMatMulSpec& s);
+
 struct MatMulIntegerSpec {
   qparity::cli::DType a = qparity::cli::DType::kUint8;
   qparity::cli::DType b = qparity::cli::DType::kInt8;

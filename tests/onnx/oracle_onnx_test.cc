@@ -259,12 +259,13 @@ std::vector<std::uint8_t> with_initializer(const std::vector<std::uint8_t>& byte
   return {out.begin(), out.end()};
 }
 
-// QLinearMatMul with an N-D or run-time b (BATCH_MATMUL, one MLAS GEMM per batch): constant and
-// input b, batch dimensions broadcast either way, s8 x s8, u8 x s8 and u8 x u8, full-range data.
-// Contrasts, each must get elements wrong: for s8 x s8, the product with a constant b's matrices
-// taken in reverse order (a wrong batch mapping) or with a run-time b's zero point off by one; for
-// u8 x s8, the other CPU's accumulation (K pairs saturated to int16 without VNNI).
-TEST(OnnxOracle, QLinearMatMulBatchedBitExactWithOrtCpu) {
+// QLinearMatMul (integer = false) or MatMulInteger (true) with an N-D or run-time b (BATCH_MATMUL,
+// one MLAS GEMM per batch; MatMulInteger's int32 sums accumulate-only): constant and input b, batch
+// dimensions broadcast either way, s8 x s8, u8 x s8 and u8 x u8, full-range data. Contrasts, each
+// must get elements wrong: for s8 x s8, the product with a constant b's matrices taken in reverse
+// order (a wrong batch mapping) or with a run-time b's zero point off by one; for u8 x s8, the other
+// CPU's accumulation (K pairs saturated to int16 without VNNI).
+void run_batched_matmul_cases(bool integer) {
   std::vector<OrtCase> cases;
   struct Shapes {
     std::vector<std::size_t> a, b;
@@ -285,9 +286,10 @@ TEST(OnnxOracle, QLinearMatMulBatchedBitExactWithOrtCpu) {
         s.b_zp = b == kU8 ? 120 : -2;
         s.y_zp = a == kU8 ? 128 : -5;
         s.seed = seed++;
-        OrtCase c{fmt::format("QLinearMatMul N-D b {} {} x {}", b_input ? "input" : "constant",
-                              qparity::cli::to_string(a), qparity::cli::to_string(b)),
-                  qlinear_batch_matmul_model(s), a == kU8 && b == kS8, a == kS8};
+        OrtCase c{fmt::format("{} N-D b {} {} x {}", integer ? "MatMulInteger" : "QLinearMatMul",
+                              b_input ? "input" : "constant", qparity::cli::to_string(a), qparity::cli::to_string(b)),
+                  integer ? matmul_integer_batch_model(s) : qlinear_batch_matmul_model(s), a == kU8 && b == kS8,
+                  a == kS8};
         if (a == kS8) {
           const std::size_t matrix = sh.b[sh.b.size() - 2] * sh.b.back();
           c.contrast = b_input ? "b zero point + 1" : "b's matrices reversed";
@@ -307,6 +309,10 @@ TEST(OnnxOracle, QLinearMatMulBatchedBitExactWithOrtCpu) {
   }
   run_cases(cases);
 }
+
+TEST(OnnxOracle, QLinearMatMulBatchedBitExactWithOrtCpu) { run_batched_matmul_cases(/*integer=*/false); }
+
+TEST(OnnxOracle, MatMulIntegerBatchedBitExactWithOrtCpu) { run_batched_matmul_cases(/*integer=*/true); }
 
 // MatMulInteger: the raw int32 results (no requantization) of the type pairs ORT registers (u8 x u8,
 // u8 x s8, s8 x s8), without zero points, with scalar ones and with B's per column, full-range data.

@@ -119,6 +119,7 @@ class Importer {
   void read_qlinear_matmul(const onnx::NodeProto& node, const std::string& label);
   void read_matmul_integer(const onnx::NodeProto& node, const std::string& label);
   void read_qlinear_batch_matmul(const onnx::NodeProto& node, const std::string& label);
+  void read_matmul_integer_batched(const onnx::NodeProto& node, const std::string& label);
   void add_matmul_node(const onnx::NodeProto& node, int a, const Tensor& b, Quantization bq, std::size_t k,
                        std::size_t nn, const std::string& filter_name, DType y_type, const Quantization& yq,
                        const char* a_role, const char* b_role, const std::string& label);
@@ -779,7 +780,11 @@ void Importer::read_matmul_integer(const onnx::NodeProto& node, const std::strin
     fail(fmt::format("{}: {} inputs; allowed: 2 to 4 (A, B, a_zero_point, b_zero_point)", label, node.input_size()));
   }
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
-  const Tensor& b = constant_input(node, 1, label, "B");
+  const auto b_constant = constants_.find(node.input(1));
+  if (b_constant == constants_.end() || b_constant->second.shape.size() != 2) {
+    return read_matmul_integer_batched(node, label);
+  }
+  const Tensor& b = b_constant->second;
   if (b.dtype != DType::kInt8 && b.dtype != DType::kUint8) {
     fail(fmt::format("{}: B '{}' is {}; allowed: int8, uint8", label, node.input(1), cli::to_string(b.dtype)));
   }
@@ -824,6 +829,66 @@ void Importer::read_matmul_integer(const onnx::NodeProto& node, const std::strin
   bq.scales.assign(bq.zero_points.size(), 1.0f);
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
   add_matmul_node(node, a, b, bq, k, nn, node.input(1), DType::kInt32, Quantization{}, "A", "B", label);
+}
+
+// MatMulInteger whose B is a run-time value or a constant of rank 3 or more: an accumulate-only
+// BATCH_MATMUL (int32 output) in ONNX's layout; zero points optional and per tensor (scale 1 holds
+// them, as for the 2-D form).
+void Importer::read_matmul_integer_batched(const onnx::NodeProto& node, const std::string& label) {
+  const auto type_of = [&](const std::string& value, const char* role) {
+    DType t{};
+    if (const auto c = constants_.find(value); c != constants_.end()) {
+      t = c->second.dtype;
+    } else if (const auto v = values_.find(value); v != values_.end()) {
+      t = g_.tensors[static_cast<std::size_t>(v->second.onnx >= 0 ? v->second.onnx : v->second.nhwc)].dtype;
+    } else {
+      fail(fmt::format("{}: {} '{}' is neither a graph input, an initializer nor the output of an earlier node", label,
+                       role, value));
+    }
+    if (t != DType::kInt8 && t != DType::kUint8) {
+      fail(fmt::format("{}: {} '{}' is {}; allowed: int8, uint8", label, role, value, cli::to_string(t)));
+    }
+    return t;
+  };
+  const DType a_type = type_of(node.input(0), "A"), b_type = type_of(node.input(1), "B");
+  const auto present = [&](int i) { return node.input_size() > i && !node.input(i).empty(); };
+  Quantization aq, bq;
+  aq.scales = {1.0f};
+  bq.scales = {1.0f};
+  aq.zero_points = {0};
+  bq.zero_points = {0};
+  for (const int i : {2, 3}) {
+    if (!present(i)) continue;
+    DType t{};
+    Quantization& q = i == 2 ? aq : bq;
+    q.zero_points = zero_points(node, i, label, i == 2 ? "a_zero_point" : "b_zero_point", 0, &t);
+    if (t != (i == 2 ? a_type : b_type)) {
+      fail(fmt::format("{}: {} '{}' is {}, {} {}; allowed: the same type", label, i == 2 ? "a_zero_point" : "b_zero_point",
+                       node.input(i), cli::to_string(t), i == 2 ? "A" : "B", cli::to_string(i == 2 ? a_type : b_type)));
+    }
+  }
+  const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
+  int b = -1;
+  if (const auto c = constants_.find(node.input(1)); c != constants_.end()) {
+    TensorDef bd;
+    bd.name = node.input(1);
+    bd.dtype = b_type;
+    bd.shape = c->second.shape;
+    bd.quant = bq;
+    bd.data = c->second;
+    g_.tensors.push_back(std::move(bd));
+    b = static_cast<int>(g_.tensors.size()) - 1;
+  } else {
+    b = activation(node.input(1), b_type, bq, /*nhwc=*/false, label);
+  }
+  const int y = output_tensor(node.output(0), DType::kInt32, Quantization{}, /*nhwc=*/false, label);
+  Node n;
+  n.op = OpKind::kBatchMatMul;
+  n.name = node.name().empty() ? node.output(0) : node.name();
+  n.inputs = {a, b};
+  n.outputs = {y};
+  n.options = std::make_shared<BatchMatMulOptions>();
+  add_node(std::move(n));
 }
 
 // ConvInteger: y = conv(x - x_zero_point, w - w_zero_point) in int32, no scales or bias (opset 10),
@@ -1884,7 +1949,7 @@ void Importer::read_node(const onnx::NodeProto& node, std::size_t index) {
   }
   fail(fmt::format(
       "{}: qparity does not run this operator; allowed: QLinearConv (2-D), "
-      "QLinearMatMul, ConvInteger (2-D), MatMulInteger (constant B), com.microsoft.QLinearAdd / "
+      "QLinearMatMul, ConvInteger (2-D), MatMulInteger, com.microsoft.QLinearAdd / "
       "QLinearMul / QLinearGlobalAveragePool / QLinearConcat / QLinearAveragePool / QLinearSigmoid / "
       "QLinearLeakyRelu / QLinearSoftmax, Flatten / Reshape of their outputs, Constant, and QDQ groups "
       "(DequantizeLinear -> Conv, MatMul, Gemm, Add, Mul, GlobalAveragePool, AveragePool, MaxPool, Concat, "

@@ -11,6 +11,9 @@
 // (preset onnxruntime, pairsat16 for u8 x s8 without VNNI, system.cc); other systems refuse uint8
 // when preparing.
 //
+// An int32 output makes it accumulate-only (ONNX's MatMulInteger with an N-D or run-time B): the raw
+// sums under the system's accumulator model, as int32_accumulate.h's FULLY_CONNECTED.
+//
 // Engines: kFast runs the library's GEMM (qparity::gemm, the ISA's vector kernels), with one
 // PackedGemm per matrix of a constant rhs packed at preparation; kReference runs
 // qparity::reference::gemm per batch. TFLite's paths (measured with LiteRT.js,
@@ -20,9 +23,12 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include "model/ops/conv_common.h"
 #include "model/ops/op_variants.h"
 #include "preset_params.h"
+#include "qparity/accumulator.h"
 #include "qparity/gemm.h"
 #include "qparity/reference/batch_matmul.h"
 #include "qparity/scale_composition.h"
@@ -170,6 +176,79 @@ class BatchMatMulPrepared : public PreparedNode {
   std::vector<PackedGemm> packed_;      // kFast, constant rhs: one per rhs matrix
 };
 
+// An int32 output: the raw accumulators of each batch's product (ONNX's MatMulInteger with an N-D
+// or run-time B), sum over k of (lhs - zp_lhs) * (rhs - zp_rhs) under the system's accumulator model
+// (qparity::accumulate: int32, or pairsat16 where the profile says ORT saturates int16 K pairs), no
+// requantization; any signedness of either operand, as int32_accumulate.h's FULLY_CONNECTED.
+class BatchMatMulAccumulatePrepared : public PreparedNode {
+ public:
+  BatchMatMulAccumulatePrepared(const Graph& g, const Node& n, const System& sys)
+      : system_(sys), lhs_(n.inputs[0]), rhs_(n.inputs[1]), out_(n.outputs[0]), geo_(geometry(g, n)) {
+    const TensorDef& lhs = input_def(g, n, 0);
+    const TensorDef& rhs = input_def(g, n, 1);
+    lhs_type_ = lhs.dtype;
+    rhs_type_ = rhs.dtype;
+    lhs_zero_point_ = static_cast<std::int32_t>(lhs.quant.zero_point());
+    rhs_zero_point_ = static_cast<std::int32_t>(rhs.quant.zero_point());
+    try {
+      validate(sys.preset.accumulator);
+    } catch (const InvalidArgument& e) {
+      node_error(g, n, cli::without_library_prefix(e.what()));
+    }
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& lhs = values[static_cast<std::size_t>(lhs_)];
+    const Tensor& rhs = values[static_cast<std::size_t>(rhs_)];
+    std::int32_t* out = reinterpret_cast<std::int32_t*>(values[static_cast<std::size_t>(out_)].bytes.data());
+    const std::size_t m_count = geo_.m, n_count = geo_.n, k = geo_.k;
+    with_operand_types([&](auto a_tag, auto b_tag) {
+      using A = decltype(a_tag);
+      using B = decltype(b_tag);
+      const A* a = reinterpret_cast<const A*>(lhs.bytes.data());
+      const B* b = reinterpret_cast<const B*>(rhs.bytes.data());
+      for (std::size_t batch = 0; batch < geo_.lhs_batch.size(); ++batch) {
+        const A* am = a + geo_.lhs_batch[batch] * m_count * k;
+        const B* bm = b + geo_.rhs_batch[batch] * k * n_count;
+        for (std::size_t m = 0; m < m_count; ++m) {
+          // lhs row m: contiguous, or column m of the stored [K, M] matrix with adj_x.
+          const detail::StridedView<A> row{geo_.adj_x ? am + m : am + m * k, geo_.adj_x ? m_count : 1};
+          for (std::size_t n = 0; n < n_count; ++n) {
+            // rhs column n: stride N in the stored [K, N] matrix, contiguous row n of [N, K] with adj_y.
+            const detail::StridedView<B> col{geo_.adj_y ? bm + n * k : bm + n, geo_.adj_y ? 1 : n_count};
+            out[(batch * m_count + m) * n_count + n] = static_cast<std::int32_t>(accumulate(
+                system_.preset.accumulator, std::is_signed<A>::value, row, col, k, lhs_zero_point_, rhs_zero_point_, 0));
+          }
+        }
+      }
+    });
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", system_.name),
+            fmt::format("accumulate only (int32 output, no requantization): {} batches of [{}, {}] x [{}, {}], "
+                        "accumulator {}",
+                        geo_.lhs_batch.size(), geo_.m, geo_.k, geo_.k, geo_.n, to_string(system_.preset.accumulator)),
+            fmt::format("lhs zero point {}, rhs zero point {}", lhs_zero_point_, rhs_zero_point_)};
+  }
+
+ private:
+  template <class F>
+  void with_operand_types(F&& f) const {
+    const bool a8 = lhs_type_ == DType::kInt8, b8 = rhs_type_ == DType::kInt8;
+    if (a8 && b8) return f(std::int8_t{}, std::int8_t{});
+    if (a8) return f(std::int8_t{}, std::uint8_t{});
+    if (b8) return f(std::uint8_t{}, std::int8_t{});
+    return f(std::uint8_t{}, std::uint8_t{});
+  }
+
+  System system_;
+  int lhs_, rhs_, out_;
+  reference::BatchMatMulGeometry geo_;
+  DType lhs_type_{}, rhs_type_{};
+  std::int32_t lhs_zero_point_ = 0, rhs_zero_point_ = 0;
+};
+
 class BatchMatMulOp : public Op {
  public:
   void check(Graph& g, const Node& n) const override {
@@ -179,7 +258,13 @@ class BatchMatMulOp : public Op {
     const TensorDef& out = output_def(g, n, 0);
     require_dtype(g, n, lhs, "lhs", {DType::kInt8, DType::kUint8});
     require_dtype(g, n, rhs, "rhs", {DType::kInt8, DType::kUint8});
-    require_dtype(g, n, out, "output", {DType::kInt8, DType::kUint8});
+    require_dtype(g, n, out, "output", {DType::kInt8, DType::kUint8, DType::kInt32});
+    if (out.dtype == DType::kInt32) {  // accumulate only: zero points, any signedness, scales unused
+      require_per_tensor(g, n, lhs, "lhs");
+      require_per_tensor(g, n, rhs, "rhs");
+      set_output_shape(g, n, 0, geometry(g, n).out_shape);
+      return;
+    }
     if (rhs.dtype == DType::kUint8 && lhs.dtype != DType::kUint8) {
       node_error(g, n, fmt::format("rhs '{}' is uint8 and lhs '{}' int8; allowed: a uint8 rhs with a uint8 lhs",
                                    rhs.name, lhs.name));
@@ -192,6 +277,9 @@ class BatchMatMulOp : public Op {
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
     check_system_fits(g, n, sys);
+    if (g.tensors[static_cast<std::size_t>(n.outputs[0])].dtype == DType::kInt32) {
+      return std::make_unique<BatchMatMulAccumulatePrepared>(g, n, sys);
+    }
     return std::make_unique<BatchMatMulPrepared>(g, n, sys, engine);
   }
 
