@@ -173,6 +173,22 @@ TEST(OnnxMatMulInteger, MalformedNodesNameTheNode) {
     EXPECT_EQ(g.nodes[0].op, qparity::model::OpKind::kBatchMatMul);
   }
   {
+    OnnxBuilder b;  // batch dimensions from both sides multiply past the bound (before any allocation)
+    b.input("a", DType::kUint8, {65536, 1, 2, 1, 1});
+    b.input("b2", DType::kInt8, {1, 65536, 1, 1, 1});
+    b.output("y", DType::kInt32);
+    b.node("MatMulInteger", {"a", "b2"}, {"y"});
+    expect(b, "broadcast to more than 2^32 batches; allowed: at most 2^32");
+  }
+  {
+    OnnxBuilder b;
+    b.input("a", DType::kUint8, {4, 0});
+    b.input("b2", DType::kInt8, {0, 3});
+    b.output("y", DType::kInt32);
+    b.node("MatMulInteger", {"a", "b2"}, {"y"});
+    expect(b, "have K = 0; allowed: K >= 1");
+  }
+  {
     OnnxBuilder b = mmi_builder();
     b.node("MatMulInteger", {"a", "b", "za", "zb"}, {"i"});
     b.node("Cast", {"i"}, {"y"});

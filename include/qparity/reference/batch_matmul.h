@@ -32,13 +32,29 @@ inline constexpr std::size_t kBatchMatMulMaxRank = 5;
 struct BatchMatMulGeometry {
   std::size_t m = 0, k = 0, n = 0;
   bool adj_x = false, adj_y = false;
-  std::vector<std::size_t> out_shape;    ///< the broadcast batch dimensions, then M, N
-  std::vector<std::size_t> lhs_batch;    ///< per output batch: the index of lhs's matrix
-  std::vector<std::size_t> rhs_batch;    ///< per output batch: the index of rhs's matrix
+  std::vector<std::size_t> out_shape;  ///< the broadcast batch dimensions, then M, N
+  std::size_t lhs_dims[3] = {1, 1, 1}, rhs_dims[3] = {1, 1, 1}, out_dims[3] = {1, 1, 1};  ///< batch dims, rank 5
+
+  /// The number of output batches (the product of out_dims).
+  std::size_t batches() const { return out_dims[0] * out_dims[1] * out_dims[2]; }
+  /// The index of lhs's / rhs's matrix that output batch b reads (a dimension of 1 is reused).
+  std::size_t lhs_batch(std::size_t b) const { return operand_batch(b, lhs_dims); }
+  std::size_t rhs_batch(std::size_t b) const { return operand_batch(b, rhs_dims); }
+
+ private:
+  std::size_t operand_batch(std::size_t b, const std::size_t (&dims)[3]) const {
+    const std::size_t b2 = b % out_dims[2], b1 = b / out_dims[2] % out_dims[1], b0 = b / (out_dims[2] * out_dims[1]);
+    return ((dims[0] == 1 ? 0 : b0) * dims[1] + (dims[1] == 1 ? 0 : b1)) * dims[2] + (dims[2] == 1 ? 0 : b2);
+  }
 };
 
+/// The most output batches a geometry accepts (their count is a product of three dimensions, each
+/// from one operand, so it can exceed both operands' sizes).
+inline constexpr std::size_t kBatchMatMulMaxBatches = std::size_t{1} << 32;
+
 /// The geometry of lhs x rhs (shapes as stored). Throws InvalidArgument naming the rule broken: a
-/// rank outside 2..5, batch dimensions that neither agree nor are 1, K that differs.
+/// rank outside 2..5, batch dimensions that neither agree nor are 1, K that differs or is 0, more
+/// than 2^32 output batches.
 inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>& lhs,
                                                  const std::vector<std::size_t>& rhs, bool adj_x, bool adj_y) {
   auto text = [](const std::vector<std::size_t>& s) {
@@ -58,12 +74,17 @@ inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>&
   g.k = adj_x ? lhs[lr - 2] : lhs[lr - 1];
   const std::size_t rk = adj_y ? rhs[rr - 1] : rhs[rr - 2];
   g.n = adj_y ? rhs[rr - 2] : rhs[rr - 1];
+  if (g.k == 0) {
+    throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) + " have K = 0; allowed: K >= 1");
+  }
   if (rk != g.k) {
     throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " has K = " + std::to_string(g.k) + ", rhs " + text(rhs) +
                           " K = " + std::to_string(rk) + "; allowed: the same K");
   }
   // Batch dimensions, padded with leading 1s to three (rank 5 less the matrix's two).
-  std::size_t lb[3] = {1, 1, 1}, rb[3] = {1, 1, 1}, ob[3] = {1, 1, 1};
+  std::size_t(&lb)[3] = g.lhs_dims;
+  std::size_t(&rb)[3] = g.rhs_dims;
+  std::size_t(&ob)[3] = g.out_dims;
   for (std::size_t i = 0; i + 2 < lr; ++i) lb[3 - (lr - 2) + i] = lhs[i];
   for (std::size_t i = 0; i + 2 < rr; ++i) rb[3 - (rr - 2) + i] = rhs[i];
   for (int d = 0; d < 3; ++d) {
@@ -77,16 +98,15 @@ inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>&
   for (std::size_t d = 3 - (out_rank - 2); d < 3; ++d) g.out_shape.push_back(ob[d]);
   g.out_shape.push_back(g.m);
   g.out_shape.push_back(g.n);
-  // A dimension of 1 has stride 0 in its operand (the reference kernel's extent()).
-  for (std::size_t b0 = 0; b0 < ob[0]; ++b0) {
-    for (std::size_t b1 = 0; b1 < ob[1]; ++b1) {
-      for (std::size_t b2 = 0; b2 < ob[2]; ++b2) {
-        const std::size_t l0 = lb[0] == 1 ? 0 : b0, l1 = lb[1] == 1 ? 0 : b1, l2 = lb[2] == 1 ? 0 : b2;
-        const std::size_t r0 = rb[0] == 1 ? 0 : b0, r1 = rb[1] == 1 ? 0 : b1, r2 = rb[2] == 1 ? 0 : b2;
-        g.lhs_batch.push_back((l0 * lb[1] + l1) * lb[2] + l2);
-        g.rhs_batch.push_back((r0 * rb[1] + r1) * rb[2] + r2);
-      }
+  // A dimension of 1 has stride 0 in its operand (the reference kernel's extent()): lhs_batch /
+  // rhs_batch. The count is bounded first, as a product of dimensions from both operands.
+  std::size_t batches = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (ob[d] != 0 && batches > kBatchMatMulMaxBatches / ob[d]) {
+      throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
+                            " broadcast to more than 2^32 batches; allowed: at most 2^32");
     }
+    batches *= ob[d];
   }
   return g;
 }
@@ -103,9 +123,9 @@ GemmProblem<AType, OutType> batch_matmul_problem(const BatchMatMulGeometry& g, s
   p.m = g.m;
   p.n = g.n;
   p.k = g.k;
-  p.a = lhs + g.lhs_batch[batch] * g.m * g.k;
+  p.a = lhs + g.lhs_batch(batch) * g.m * g.k;
   p.a_zero_point = lhs_zero_point;
-  p.b = rhs + g.rhs_batch[batch] * g.k * g.n;
+  p.b = rhs + g.rhs_batch(batch) * g.k * g.n;
   p.b_layout = g.adj_y ? WeightLayout::kNxK : WeightLayout::kKxN;
   p.b_zero_points = rhs_zero_point;
   p.params = params;

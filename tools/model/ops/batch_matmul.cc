@@ -89,7 +89,7 @@ class BatchMatMulPrepared : public PreparedNode {
     }
     if (!rhs.constant()) return;
     rhs_const_ = rhs_int8(*rhs.data);
-    if (engine != Engine::kFast) return;
+    if (engine != Engine::kFast || geo_.n == 0) return;  // N = 0: nothing to pack or compute
     const std::size_t matrices = rhs_const_.size() / (geo_.k * geo_.n);
     try {
       for (std::size_t b = 0; b < matrices; ++b) {
@@ -125,11 +125,11 @@ class BatchMatMulPrepared : public PreparedNode {
       }
       O* out_data = reinterpret_cast<O*>(out.bytes.data());
       const std::int32_t* zp = rhs_zero_point_ != 0 ? &rhs_zero_point_ : nullptr;
-      for (std::size_t b = 0; b < geo_.lhs_batch.size(); ++b) {
+      for (std::size_t b = 0; b < geo_.batches() && geo_.m * geo_.n != 0; ++b) {
         const GemmProblem<A, O> p =
             reference::batch_matmul_problem(geo_, b, lhs_data, lhs_zero_point_, rhs, zp, &params_, output_, out_data);
         if (!packed_.empty()) {
-          qparity::gemm(packed_[geo_.rhs_batch[b]], GemmCall<A, O>{p.m, p.a, 0, p.a_zero_point, p.output, p.c, 0});
+          qparity::gemm(packed_[geo_.rhs_batch(b)], GemmCall<A, O>{p.m, p.a, 0, p.a_zero_point, p.output, p.c, 0});
         } else if (engine_ == Engine::kFast) {
           qparity::gemm(p, system_.preset.core, system_.preset.accumulator);
         } else {
@@ -143,7 +143,7 @@ class BatchMatMulPrepared : public PreparedNode {
     std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
     l.push_back(fmt::format("{} batches of [{}, {}] x [{}, {}] (include/qparity/reference/batch_matmul.h), adj_x {}, "
                             "adj_y {}",
-                            geo_.lhs_batch.size(), geo_.m, geo_.k, geo_.k, geo_.n, geo_.adj_x, geo_.adj_y));
+                            geo_.batches(), geo_.m, geo_.k, geo_.k, geo_.n, geo_.adj_x, geo_.adj_y));
     l.push_back(fmt::format("core {}, {} accumulator; {}", to_string(system_.preset.core),
                             to_string(system_.preset.accumulator), cli::params_text(system_.preset.core, params_)));
     l.push_back(fmt::format("lhs zero point {}, rhs zero point {}{}, output zero point {}, clamp [{}, {}]",
@@ -207,9 +207,9 @@ class BatchMatMulAccumulatePrepared : public PreparedNode {
       using B = decltype(b_tag);
       const A* a = reinterpret_cast<const A*>(lhs.bytes.data());
       const B* b = reinterpret_cast<const B*>(rhs.bytes.data());
-      for (std::size_t batch = 0; batch < geo_.lhs_batch.size(); ++batch) {
-        const A* am = a + geo_.lhs_batch[batch] * m_count * k;
-        const B* bm = b + geo_.rhs_batch[batch] * k * n_count;
+      for (std::size_t batch = 0; batch < geo_.batches() && m_count * n_count != 0; ++batch) {
+        const A* am = a + geo_.lhs_batch(batch) * m_count * k;
+        const B* bm = b + geo_.rhs_batch(batch) * k * n_count;
         for (std::size_t m = 0; m < m_count; ++m) {
           // lhs row m: contiguous, or column m of the stored [K, M] matrix with adj_x.
           const detail::StridedView<A> row{geo_.adj_x ? am + m : am + m * k, geo_.adj_x ? m_count : 1};
@@ -228,7 +228,7 @@ class BatchMatMulAccumulatePrepared : public PreparedNode {
     return {fmt::format("arithmetic: {}", system_.name),
             fmt::format("accumulate only (int32 output, no requantization): {} batches of [{}, {}] x [{}, {}], "
                         "accumulator {}",
-                        geo_.lhs_batch.size(), geo_.m, geo_.k, geo_.k, geo_.n, to_string(system_.preset.accumulator)),
+                        geo_.batches(), geo_.m, geo_.k, geo_.k, geo_.n, to_string(system_.preset.accumulator)),
             fmt::format("lhs zero point {}, rhs zero point {}", lhs_zero_point_, rhs_zero_point_)};
   }
 
