@@ -157,10 +157,36 @@ TEST(OnnxMatMulInteger, MalformedNodesNameTheNode) {
     expect(b, "node 0 (MatMulInteger 'y_node'): A 'a' has shape [4, 5]; allowed: rank >= 2 with last dimension 6");
   }
   {
+    OnnxBuilder b = mmi_builder();  // a run-time B: an accumulate-only BATCH_MATMUL, its zero point per tensor
+    b.input("b2", DType::kInt8, {6, 3});
+    b.zero_points("z3", DType::kInt8, {1, 2, 3});
+    b.node("MatMulInteger", {"a", "b2", "za", "z3"}, {"y"});
+    expect(b, "node 0 (MatMulInteger 'y_node'): b_zero_point 'z3' has shape [3]; allowed: a scalar");
+  }
+  {
     OnnxBuilder b = mmi_builder();
     b.input("b2", DType::kInt8, {6, 3});
+    b.node("MatMulInteger", {"a", "b2", "za", "zb"}, {"y"});
+    EXPECT_EQ(read_error(b), "(no error)");
+    const qparity::model::Graph g = qparity::model::read_onnx(b.bytes(), "m.onnx");
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op, qparity::model::OpKind::kBatchMatMul);
+  }
+  {
+    OnnxBuilder b;  // batch dimensions from both sides multiply past the bound (before any allocation)
+    b.input("a", DType::kUint8, {65536, 1, 2, 1, 1});
+    b.input("b2", DType::kInt8, {1, 65536, 1, 1, 1});
+    b.output("y", DType::kInt32);
     b.node("MatMulInteger", {"a", "b2"}, {"y"});
-    expect(b, "node 0 (MatMulInteger 'y_node'): input 1 (B) 'b2' is not an initializer; allowed: a constant");
+    expect(b, "broadcast to more than 2^32 batches; allowed: at most 2^32");
+  }
+  {
+    OnnxBuilder b;
+    b.input("a", DType::kUint8, {4, 0});
+    b.input("b2", DType::kInt8, {0, 3});
+    b.output("y", DType::kInt32);
+    b.node("MatMulInteger", {"a", "b2"}, {"y"});
+    expect(b, "have K = 0; allowed: K >= 1");
   }
   {
     OnnxBuilder b = mmi_builder();

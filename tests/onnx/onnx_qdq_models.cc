@@ -355,4 +355,66 @@ BuiltOnnx qdq_resnet_model(DType act, std::uint64_t seed) {
   return out;
 }
 
+Tensor float_quantize_inputs(std::mt19937& rng, const std::vector<std::size_t>& shape, float scale, std::int64_t zp,
+                             DType t) {
+  Tensor x = qparity::cli::make_tensor(DType::kFloat32, shape);
+  const std::int64_t lo = qparity::cli::dtype_min(t) - zp, hi = qparity::cli::dtype_max(t) - zp;
+  std::uniform_int_distribution<std::int64_t> step(lo, hi - 1);
+  std::uniform_real_distribution<float> uniform(static_cast<float>(lo - 2) * scale, static_cast<float>(hi + 2) * scale);
+  for (std::size_t i = 0; i < x.elements(); ++i) {
+    float v = 0;
+    switch (i % 4) {
+      case 0: v = (static_cast<float>(step(rng)) + 0.5f) * scale; break;  // k + 1/2 steps
+      case 1: v = static_cast<float>((rng() & 1) != 0 ? hi + 40 : lo - 40) * scale; break;  // saturates
+      default: v = uniform(rng); break;
+    }
+    std::memcpy(x.bytes.data() + 4 * i, &v, 4);
+  }
+  return x;
+}
+
+BuiltOnnx qdq_float_io_model(DType t, float x_scale, std::int64_t x_zp, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::uint32_t>(seed));
+  const std::vector<std::size_t> shape{1, 4, 6, 5};
+  OnnxBuilder b;
+  b.input("x", DType::kFloat32, shape);
+  b.output("y", DType::kFloat32);
+  q(b, "x", "xq", t, x_scale, x_zp);
+  const std::string xf = dq(b, "xq", t, {x_scale}, {x_zp});
+  b.initializer("b", random_tensor(rng, t, {1}, qparity::cli::dtype_min(t), qparity::cli::dtype_max(t)));
+  const std::string bf = dq(b, "b", t, {0.0213f}, {t == DType::kInt8 ? 5 : 120});
+  b.node("Add", {xf, bf}, {"c"});
+  q(b, "c", "cq", t, 0.0517f, t == DType::kInt8 ? -9 : 133);
+  dq(b, "cq", t, {0.0517f}, {t == DType::kInt8 ? -9 : 133});
+  onnx::GraphProto& g = *b.model().mutable_graph();
+  g.mutable_node(g.node_size() - 1)->set_output(0, "y");  // the last DequantizeLinear's output is y
+  BuiltOnnx out;
+  out.label = fmt::format("float x -> Q -> DQ Add Q -> DQ -> float y, {} x scale {} zp {} seed {}",
+                          qparity::cli::to_string(t), x_scale, x_zp, seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(float_quantize_inputs(rng, shape, x_scale, x_zp, t));
+  return out;
+}
+
+BuiltOnnx lone_linear_model(const LoneLinearSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  const std::vector<std::size_t> shape{1, 3, 4, 5};
+  OnnxBuilder b;
+  b.input("x", s.quantize ? DType::kFloat32 : s.t, shape);
+  b.output("y", s.quantize ? s.t : DType::kFloat32);
+  b.scales("s", s.scales);
+  b.zero_points("z", s.t, s.zps);
+  onnx::NodeProto& n = b.node(s.quantize ? "QuantizeLinear" : "DequantizeLinear", {"x", "s", "z"}, {"y"});
+  if (s.scales.size() > 1) OnnxBuilder::int_attr(n, "axis", 1);
+  BuiltOnnx out;
+  out.label = fmt::format("{} {} {} scales {} zero points {} seed {}", s.quantize ? "QuantizeLinear" : "DequantizeLinear",
+                          qparity::cli::to_string(s.t), s.scales.size() > 1 ? "per axis 1" : "per tensor", s.scales,
+                          s.zps, s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(s.quantize ? float_quantize_inputs(rng, shape, s.scales[0], s.zps[0], s.t)
+                                  : random_tensor(rng, s.t, shape, qparity::cli::dtype_min(s.t),
+                                                  qparity::cli::dtype_max(s.t)));
+  return out;
+}
+
 }  // namespace qparity_test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,30 @@ BuiltOnnx qdq_concat_model(qparity::cli::DType t, std::uint64_t seed);
 BuiltOnnx qdq_transpose_model(qparity::cli::DType t, const std::vector<std::size_t>& shape,
                               const std::vector<std::int64_t>& perm, std::uint64_t seed, float y_scale = 0.037f,
                               std::int64_t y_zp_shift = 0);
+
+/// float32 x [1, 4, 6, 5] -> QuantizeLinear (x_scale, x_zp) -> DequantizeLinear -> Add (a one-element
+/// constant through DequantizeLinear) -> QuantizeLinear -> DequantizeLinear -> float32 y: a QDQ
+/// model's float entry and exit. x from float_quantize_inputs.
+BuiltOnnx qdq_float_io_model(qparity::cli::DType t, float x_scale, std::int64_t x_zp, std::uint64_t seed);
+
+struct LoneLinearSpec {
+  bool quantize = true;  ///< QuantizeLinear (float32 x -> t), else DequantizeLinear (t -> float32)
+  qparity::cli::DType t = qparity::cli::DType::kInt8;
+  std::vector<float> scales{0.125f};  ///< three: per axis 1
+  std::vector<std::int64_t> zps{3};   ///< as many as scales
+  std::uint64_t seed = 1;
+};
+
+/// One QuantizeLinear or DequantizeLinear of x [1, 3, 4, 5] with constant scales and zero points
+/// (ONNX's node tests of the ops, folded); a quantize's x from float_quantize_inputs (scale: the
+/// first), a dequantize's uniform over the type.
+BuiltOnnx lone_linear_model(const LoneLinearSpec& s);
+
+/// Float inputs for a quantization of `scale` and `zp` to `t`: in each run of four elements, an odd
+/// multiple of scale / 2 (an exact tie of x / scale when scale is a power of two), a value past the
+/// type's range (either side), two uniform over the range and a step beyond.
+qparity::cli::Tensor float_quantize_inputs(std::mt19937& rng, const std::vector<std::size_t>& shape, float scale,
+                                           std::int64_t zp, qparity::cli::DType t);
 
 /// A ResNet-shaped QDQ model with seeded per-channel weights: x [1, 16, 12, 12] -> 3x3 conv + Relu
 /// -> 3x3 conv -> Add with x (the skip connection) + Relu -> MaxPool 2x2 -> GlobalAveragePool ->

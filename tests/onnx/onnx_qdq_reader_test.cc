@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <stdexcept>
 #include "model/onnx/onnx_reader.h"
 
 #include "model/ops/conv_common.h"
 #include "model/ops/elementwise.h"
+#include "model/runner.h"
 #include "model/system.h"
 #include "onnx_builder.h"
 #include "onnx_qdq_models.h"
@@ -169,10 +171,11 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
         << read_error(b.bytes());
   }
   {
-    OnnxBuilder b = qdq_builder();  // a QuantizeLinear of a float graph input
-    b.input("f", DType::kFloat32, {1, 2, 3, 3});
-    b.node("QuantizeLinear", {"f", "s", "z"}, {"y"});
-    EXPECT_NE(read_error(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group"), std::string::npos)
+    OnnxBuilder b = qdq_builder();  // a QuantizeLinear of a float value other than a graph input
+    b.node("QuantizeLinear", {"xf", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("node 1 (QuantizeLinear 'y_node'): not part of a QDQ group qparity reads; "
+                                       "allowed: QuantizeLinear of a float32 graph input"),
+              std::string::npos)
         << read_error(b.bytes());
   }
   {
@@ -222,6 +225,78 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     std::vector<std::uint8_t> bytes(model.ByteSizeLong());
     model.SerializeToArray(bytes.data(), static_cast<int>(bytes.size()));
     EXPECT_NE(read_error(bytes).find("(Conv 'conv_node'): the bias's scale [0]"), std::string::npos) << read_error(bytes);
+  }
+}
+
+// A QuantizeLinear of a float32 graph input and a DequantizeLinear to a float32 graph output become
+// QUANTIZE / DEQUANTIZE nodes in ONNX's layout; per axis they run under ONNX Runtime's profiles only,
+// the fast engine giving the reference engine's bits (float outputs compared by their bits).
+TEST(OnnxQdqReader, FloatGraphInputsAndOutputsBecomeQuantizeAndDequantize) {
+  std::uint64_t seed = 70;
+  for (const bool quantize : {true, false}) {
+    for (const bool per_axis : {false, true}) {
+      LoneLinearSpec s;
+      s.quantize = quantize;
+      s.t = DType::kUint8;
+      s.scales = per_axis ? std::vector<float>{0.25f, 0.0371f, 0.125f} : std::vector<float>{0.0371f};
+      s.zps = per_axis ? std::vector<std::int64_t>{128, 135, 120} : std::vector<std::int64_t>{128};
+      s.seed = seed++;
+      const BuiltOnnx m = lone_linear_model(s);
+      SCOPED_TRACE(m.label);
+      const Graph g = read_onnx(m.bytes, "m.onnx");
+      ASSERT_EQ(g.nodes.size(), 1u);
+      EXPECT_EQ(g.nodes[0].op, quantize ? OpKind::kQuantize : OpKind::kDequantize);
+      const auto& q = g.tensors[static_cast<std::size_t>(quantize ? g.outputs[0] : g.inputs[0])].quant;
+      EXPECT_EQ(q.scales, s.scales);
+      EXPECT_EQ(q.axis, per_axis ? 1u : 0u);
+      using qparity::model::Engine;
+      using qparity::model::Runner;
+      using qparity::model::System;
+      const System sys = find_profile("ort-cpu").pick(g, g.nodes[0]);
+      Runner fast(g, {sys}, Engine::kFast), ref(g, {sys}, Engine::kReference);
+      fast.run(m.inputs);
+      ref.run(m.inputs);
+      std::string first;
+      EXPECT_EQ(mismatches(ref.outputs()[0], fast.outputs()[0], &first), 0u) << first;
+      const std::string tflite = run_error(g, m.inputs, "tflite-reference");
+      if (per_axis) {
+        EXPECT_NE(tflite.find(quantize ? "output 'y' is quantized per axis (ONNX QuantizeLinear); allowed under ONNX "
+                                         "Runtime's profiles (ort-cpu*) only"
+                                       : "input 'x' is quantized per axis (ONNX DequantizeLinear); allowed under ONNX "
+                                         "Runtime's profiles (ort-cpu*) only"),
+                  std::string::npos)
+            << tflite;
+      } else {
+        EXPECT_EQ(tflite, "(no error)");
+      }
+    }
+  }
+  {
+    OnnxBuilder b;  // a per-axis y that another node reads
+    b.input("f", DType::kFloat32, {1, 2, 3, 3});
+    b.output("y", DType::kFloat32);
+    b.scales("s", {0.5f, 0.25f});
+    b.zero_points("z", DType::kInt8, {0, 1});
+    b.node("QuantizeLinear", {"f", "s", "z"}, {"q"});
+    b.node("DequantizeLinear", {"q", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("node 0 (QuantizeLinear 'q_node'): y 'q' is quantized per axis and read by "
+                                       "another node; allowed: a per-axis y only as a graph output"),
+              std::string::npos)
+        << read_error(b.bytes());
+  }
+  {
+    OnnxBuilder b;  // a constant dequantized straight to the output
+    std::mt19937 rng(5);
+    b.output("y", DType::kFloat32);
+    b.initializer("w", random_tensor(rng, DType::kInt8, {4}, -128, 127));
+    b.scales("s", {0.5f});
+    b.zero_points("z", DType::kInt8, {0});
+    b.node("DequantizeLinear", {"w", "s", "z"}, {"y"});
+    EXPECT_NE(read_error(b.bytes()).find("node 0 (DequantizeLinear 'y_node'): its float output 'y' is a graph output "
+                                       "and its x 'w' is a constant; allowed: a graph output dequantizes an 8-bit "
+                                       "activation"),
+              std::string::npos)
+        << read_error(b.bytes());
   }
 }
 

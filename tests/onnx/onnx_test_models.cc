@@ -86,6 +86,60 @@ BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s) {
   return out;
 }
 
+BuiltOnnx qlinear_batch_matmul_model(const QBatchMatMulSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  b.input("a", s.a, s.a_shape);
+  const Tensor bt =
+      random_tensor(rng, s.b, s.b_shape, qparity::cli::dtype_min(s.b), qparity::cli::dtype_max(s.b));
+  if (s.b_input) {
+    b.input("b", s.b, s.b_shape);
+  } else {
+    b.initializer("b", bt);
+  }
+  b.output("y", s.a);
+  b.scales("a_scale", {s.a_scale});
+  b.zero_points("a_zero_point", s.a, {s.a_zp});
+  b.scales("b_scale", {s.b_scale});
+  b.zero_points("b_zero_point", s.b, {s.b_zp});
+  b.scales("y_scale", {s.y_scale});
+  b.zero_points("y_zero_point", s.a, {s.y_zp});
+  b.node("QLinearMatMul", {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
+         {"y"});
+  BuiltOnnx out;
+  out.label = fmt::format("QLinearMatMul {}x{} a {} b {} ({}) seed {}", qparity::cli::to_string(s.a),
+                          qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape),
+                          qparity::cli::shape_text(s.b_shape), s.b_input ? "input" : "constant", s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
+  if (s.b_input) out.inputs.push_back(bt);
+  return out;
+}
+
+BuiltOnnx matmul_integer_batch_model(const QBatchMatMulSpec& s) {
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  b.input("a", s.a, s.a_shape);
+  const Tensor bt = random_tensor(rng, s.b, s.b_shape, qparity::cli::dtype_min(s.b), qparity::cli::dtype_max(s.b));
+  if (s.b_input) {
+    b.input("b", s.b, s.b_shape);
+  } else {
+    b.initializer("b", bt);
+  }
+  b.output("y", DType::kInt32);
+  b.zero_points("a_zero_point", s.a, {s.a_zp});
+  b.zero_points("b_zero_point", s.b, {s.b_zp});
+  b.node("MatMulInteger", {"a", "b", "a_zero_point", "b_zero_point"}, {"y"});
+  BuiltOnnx out;
+  out.label = fmt::format("MatMulInteger {}x{} a {} B {} ({}) seed {}", qparity::cli::to_string(s.a),
+                          qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape),
+                          qparity::cli::shape_text(s.b_shape), s.b_input ? "input" : "constant", s.seed);
+  out.bytes = b.bytes();
+  out.inputs.push_back(random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a)));
+  if (s.b_input) out.inputs.push_back(bt);
+  return out;
+}
+
 BuiltOnnx matmul_integer_model(const MatMulIntegerSpec& s) {
   std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
   OnnxBuilder b(13);

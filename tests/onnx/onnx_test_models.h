@@ -49,6 +49,24 @@ struct QMatMulSpec {
 /// a [..., K] -> QLinearMatMul (b constant [K, n]) -> y.
 BuiltOnnx qlinear_matmul_model(const QMatMulSpec& s);
 
+struct QBatchMatMulSpec {
+  qparity::cli::DType a = qparity::cli::DType::kInt8;
+  qparity::cli::DType b = qparity::cli::DType::kInt8;
+  std::vector<std::size_t> a_shape{2, 3, 5, 24};  ///< [..., M, K]
+  std::vector<std::size_t> b_shape{3, 24, 7};     ///< [..., K, N], batch dimensions broadcast with a's
+  bool b_input = false;                           ///< b a graph input (else a constant)
+  float a_scale = 0.02f, b_scale = 0.004f, y_scale = 0.1f;
+  std::int64_t a_zp = 3, b_zp = 0, y_zp = -5;
+  std::uint64_t seed = 1;
+};
+
+/// a -> QLinearMatMul (b constant or a graph input, N-D, per tensor) -> y: a batched product.
+BuiltOnnx qlinear_batch_matmul_model(const QBatchMatMulSpec& s);
+
+/// a -> MatMulInteger (B constant or a graph input, N-D; zero points a_zp, b_zp; scales unused) ->
+/// y int32.
+BuiltOnnx matmul_integer_batch_model(const QBatchMatMulSpec& s);
+
 struct MatMulIntegerSpec {
   qparity::cli::DType a = qparity::cli::DType::kUint8;
   qparity::cli::DType b = qparity::cli::DType::kInt8;

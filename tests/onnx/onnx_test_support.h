@@ -37,8 +37,8 @@ std::vector<qparity::cli::Tensor> run_qparity(const qparity::model::Graph& g,
 std::string run_error(const qparity::model::Graph& g, const std::vector<qparity::cli::Tensor>& inputs,
                       const std::string& profile);
 
-/// How many elements of `ours` differ from `ort` (all of them when dtype or shape differ); the first
-/// difference is described in *first.
+/// How many elements of `ours` differ from `ort` (all of them when dtype or shape differ; float32
+/// elements by their bits); the first difference is described in *first.
 std::size_t mismatches(const qparity::cli::Tensor& ort, const qparity::cli::Tensor& ours, std::string* first);
 
 /// Every output of a model compared: elements, mismatching elements, and the first difference

@@ -8,12 +8,15 @@
 // Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "model/node_map.h"
 #include "model/onnx/onnx_reader.h"
 #include "model/runner.h"
+#include "qparity/reference/quantize.h"
 #include "onnx_qdq_models.h"
 #include "oracle_tally.h"
 #include "onnx_test_support.h"
@@ -367,6 +370,109 @@ TEST(OnnxQdqOracle, ResNetModelBitExact) {
     cases.push_back({"QDQ ResNet block + head u8", qdq_resnet_model(kU8, seed)});
   }
   run_cases(cases);
+}
+
+// A QDQ model's float32 entry and exit (a QuantizeLinear of the float graph input, a DequantizeLinear
+// to the float graph output, read as QUANTIZE / DEQUANTIZE nodes; ORT runs them as its QuantizeLinear
+// and DequantizeLinear kernels at both levels, and the Add group between as QLinearAdd at level all),
+// int8 and uint8, x scale a power of two (exact ties of x / s) and not. Contrast: tflite-reference
+// (QUANTIZE rounding ties away from zero, TFLite's ADD) must get elements wrong on the tie cases.
+TEST(OnnxQdqOracle, FloatInputAndOutputBitExact) {
+  struct Case {
+    BuiltOnnx model;
+    bool ties;
+  };
+  std::vector<Case> cases;
+  std::uint64_t seed = 1900;
+  for (DType t : {kS8, kU8}) {
+    for (const float scale : {0.125f, 0.0371f}) {
+      cases.push_back({qdq_float_io_model(t, scale, t == kS8 ? 4 : 125, seed++), scale == 0.125f});
+    }
+  }
+  std::vector<OrtJob> jobs;
+  for (const Case& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::size_t contrast_wrong = 0, contrast_elements = 0;
+  for (const char* opt : {"all", "disabled"}) {
+    const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
+      const Case& c = cases[i];
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      if (ours.wrong != 0) ADD_FAILURE() << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
+      tally("float in/out", std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
+      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, "tflite-reference")).wrong;
+      tally("float in/out", std::string("ORT opt ") + opt, "tflite-reference (contrast)", ours.elements, wrong);
+      if (c.ties) {
+        contrast_wrong += wrong;
+        contrast_elements += ours.elements;
+      }
+      return ours.elements;
+    });
+  }
+  EXPECT_GT(contrast_wrong, 0u) << "tflite-reference agrees with ORT on all " << contrast_elements
+                                << " elements of the tie cases, so this comparison could not fail";
+}
+
+// ONNX's node tests of QuantizeLinear / DequantizeLinear alone (float32 graph input or output), per
+// tensor and per axis 1, int8 and uint8, at both levels (nothing to fuse: the same profile's bits).
+// Contrasts computed here per element, each must get elements wrong: a quantization rounding ties
+// away from zero (QuantizeFloatVariant::kTfliteFloatDivide) on the power-of-two scales' exact ties,
+// and a dequantization rounding twice, float(q * s) - float(zp * s).
+TEST(OnnxQdqOracle, LoneQuantizeDequantizeLinearBitExact) {
+  std::vector<LoneLinearSpec> specs;
+  std::uint64_t seed = 1950;
+  for (const bool quantize : {true, false}) {
+    for (DType t : {kS8, kU8}) {
+      const std::int64_t z = t == kS8 ? -3 : 130;
+      specs.push_back({quantize, t, {0.125f}, {z}, seed++});
+      specs.push_back({quantize, t, {0.25f, 0.0371f, 0.125f}, {z, z + 7, z - 5}, seed++});
+    }
+  }
+  std::vector<OrtJob> jobs;
+  std::vector<BuiltOnnx> models;
+  for (const LoneLinearSpec& s : specs) {
+    models.push_back(lone_linear_model(s));
+    jobs.push_back({models.back().label, models.back().bytes, models.back().inputs});
+  }
+  std::size_t q_contrast = 0, dq_contrast = 0;
+  for (const char* opt : {"all", "disabled"}) {
+    const std::string profile = std::string(opt) == "all" ? "ort-cpu" : "ort-cpu-unfused";
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
+      const LoneLinearSpec& s = specs[i];
+      const Tensor& x = models[i].inputs[0];
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, models[i].inputs, profile));
+      if (ours.wrong != 0) ADD_FAILURE() << models[i].label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
+      const char* op = s.quantize ? "QuantizeLinear" : "DequantizeLinear";
+      tally(op, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
+      if (ort.size() != 1) return ours.elements;
+      std::size_t wrong = 0;
+      const std::size_t inner = 20;  // x [1, 3, 4, 5]: elements per index of axis 1
+      for (std::size_t e = 0; e < x.elements(); ++e) {
+        const std::size_t c = s.scales.size() > 1 ? e / inner : 0;
+        const float scale = s.scales[c];
+        const auto zp = static_cast<std::int32_t>(s.zps[c]);
+        if (s.quantize) {
+          float v = 0;
+          std::memcpy(&v, x.bytes.data() + 4 * e, 4);
+          const qparity::reference::TensorQuant tq{scale, zp};
+          const auto haz = qparity::reference::QuantizeFloatVariant::kTfliteFloatDivide;
+          const std::int64_t q = s.t == kS8 ? qparity::reference::quantize_float<std::int8_t>(v, tq, haz)
+                                            : qparity::reference::quantize_float<std::uint8_t>(v, tq, haz);
+          wrong += q != ort[0].integer_at(e);
+        } else {
+          const float twice = static_cast<float>(x.integer_at(e)) * scale - static_cast<float>(zp) * scale;
+          float got = 0;
+          std::memcpy(&got, ort[0].bytes.data() + 4 * e, 4);
+          wrong += std::memcmp(&twice, &got, 4) != 0;
+        }
+      }
+      tally(op, std::string("ORT opt ") + opt, s.quantize ? "ties away (contrast)" : "q*s - zp*s (contrast)",
+            ours.elements, wrong);
+      (s.quantize ? q_contrast : dq_contrast) += wrong;
+      return ours.elements;
+    });
+  }
+  EXPECT_GT(q_contrast, 0u) << "rounding ties away agrees with ORT's QuantizeLinear everywhere";
+  EXPECT_GT(dq_contrast, 0u) << "rounding twice agrees with ORT's DequantizeLinear everywhere";
 }
 
 }  // namespace

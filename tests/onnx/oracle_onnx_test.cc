@@ -7,7 +7,11 @@
 // Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "model/node_map.h"
@@ -242,6 +246,73 @@ TEST(OnnxOracle, QLinearConvBitExactWithOrtCpu) {
 TEST(OnnxOracle, QLinearMatMulBitExactWithOrtCpu) {
   run_cases(matmul_cases());
 }
+
+// `bytes` with initializer `name` changed by `change` (its raw_data).
+std::vector<std::uint8_t> with_initializer(const std::vector<std::uint8_t>& bytes, const std::string& name,
+                                           const std::function<void(std::string&)>& change) {
+  onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  for (onnx::TensorProto& t : *m.mutable_graph()->mutable_initializer()) {
+    if (t.name() == name) change(*t.mutable_raw_data());
+  }
+  const std::string out = m.SerializeAsString();
+  return {out.begin(), out.end()};
+}
+
+// QLinearMatMul (integer = false) or MatMulInteger (true) with an N-D or run-time b (BATCH_MATMUL,
+// one MLAS GEMM per batch; MatMulInteger's int32 sums accumulate-only): constant and input b, batch
+// dimensions broadcast either way, s8 x s8, u8 x s8 and u8 x u8, full-range data. Contrasts, each
+// must get elements wrong: for s8 x s8, the product with a constant b's matrices taken in reverse
+// order (a wrong batch mapping) or with a run-time b's zero point off by one; for u8 x s8, the other
+// CPU's accumulation (K pairs saturated to int16 without VNNI).
+void run_batched_matmul_cases(bool integer) {
+  std::vector<OrtCase> cases;
+  struct Shapes {
+    std::vector<std::size_t> a, b;
+  };
+  const Shapes shapes[] = {{{2, 3, 5, 24}, {3, 24, 7}}, {{4, 6, 40}, {4, 40, 9}}, {{3, 1, 4, 16}, {1, 2, 16, 5}},
+                           {{6, 32}, {2, 32, 8}}};
+  std::uint64_t seed = 600;
+  for (const bool b_input : {false, true}) {
+    for (const Shapes& sh : shapes) {
+      for (const auto& [a, b] : {std::pair{kS8, kS8}, std::pair{kU8, kS8}, std::pair{kU8, kU8}}) {
+        QBatchMatMulSpec s;
+        s.a = a;
+        s.b = b;
+        s.a_shape = sh.a;
+        s.b_shape = sh.b;
+        s.b_input = b_input;
+        s.a_zp = a == kU8 ? 131 : 3;
+        s.b_zp = b == kU8 ? 120 : -2;
+        s.y_zp = a == kU8 ? 128 : -5;
+        s.seed = seed++;
+        OrtCase c{fmt::format("{} N-D b {} {} x {}", integer ? "MatMulInteger" : "QLinearMatMul",
+                              b_input ? "input" : "constant", qparity::cli::to_string(a), qparity::cli::to_string(b)),
+                  integer ? matmul_integer_batch_model(s) : qlinear_batch_matmul_model(s), a == kU8 && b == kS8,
+                  a == kS8};
+        if (a == kS8) {
+          const std::size_t matrix = sh.b[sh.b.size() - 2] * sh.b.back();
+          c.contrast = b_input ? "b zero point + 1" : "b's matrices reversed";
+          c.contrast_model = with_initializer(c.model.bytes, b_input ? "b_zero_point" : "b", [&](std::string& raw) {
+            if (b_input) {
+              raw[0] = static_cast<char>(raw[0] + 1);
+              return;
+            }
+            std::string reversed;
+            for (std::size_t at = raw.size(); at >= matrix; at -= matrix) reversed += raw.substr(at - matrix, matrix);
+            raw = reversed;
+          });
+        }
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  run_cases(cases);
+}
+
+TEST(OnnxOracle, QLinearMatMulBatchedBitExactWithOrtCpu) { run_batched_matmul_cases(/*integer=*/false); }
+
+TEST(OnnxOracle, MatMulIntegerBatchedBitExactWithOrtCpu) { run_batched_matmul_cases(/*integer=*/true); }
 
 // MatMulInteger: the raw int32 results (no requantization) of the type pairs ORT registers (u8 x u8,
 // u8 x s8, s8 x s8), without zero points, with scalar ones and with B's per column, full-range data.

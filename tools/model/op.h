@@ -150,4 +150,9 @@ void check_system_fits(const Graph& graph, const Node& node, const System& syste
 /// Requires per-tensor quantization (one scale, one zero point within the dtype's range).
 void require_per_tensor(const Graph& graph, const Node& node, const TensorDef& t, const char* role);
 
+/// Requires per-tensor quantization or one scale per index of dimension quant.axis (zero points: one
+/// shared or one per index, each within the dtype's range): ONNX's per-axis QuantizeLinear /
+/// DequantizeLinear.
+void require_per_tensor_or_axis(const Graph& graph, const Node& node, const TensorDef& t, const char* role);
+
 }  // namespace qparity::model

@@ -43,7 +43,8 @@
   X(Logistic, "LOGISTIC", -1, 1, logistic)                              \
   X(LeakyRelu, "LEAKY_RELU", -1, 1, leaky_relu)                         \
   X(ResizeBilinear, "RESIZE_BILINEAR", 23, 2, resize_bilinear)          \
-  X(ResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 97, 2, resize_nearest_neighbor)
+  X(ResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", 97, 2, resize_nearest_neighbor)  \
+  X(BatchMatMul, "BATCH_MATMUL", 126, 2, batch_matmul)
 
 namespace qparity::model {
 

@@ -183,6 +183,26 @@ void require_per_tensor(const Graph& graph, const Node& node, const TensorDef& t
   }
 }
 
+void require_per_tensor_or_axis(const Graph& graph, const Node& node, const TensorDef& t, const char* role) {
+  if (!t.quant.per_axis()) return require_per_tensor(graph, node, t, role);
+  const std::size_t axis = t.quant.axis;
+  if (axis >= t.shape.size() || t.quant.scales.size() != t.shape[axis] ||
+      (t.quant.zero_points.size() > 1 && t.quant.zero_points.size() != t.quant.scales.size())) {
+    node_error(graph, node, fmt::format("{} '{}' of shape {} has {} scales and {} zero points along axis {}; allowed: "
+                                        "one per index of that axis (zero points: one shared, or one per index)",
+                                        role, t.name, cli::shape_text(t.shape), t.quant.scales.size(),
+                                        t.quant.zero_points.size(), axis));
+  }
+  for (std::size_t c = 0; c < t.quant.scales.size(); ++c) {
+    const std::int64_t zp = t.quant.zero_point(c);
+    if (zp < cli::dtype_min(t.dtype) || zp > cli::dtype_max(t.dtype)) {
+      node_error(graph, node, fmt::format("{} '{}' has zero point {} at index {}; allowed: {} to {} ({})", role, t.name,
+                                          zp, c, cli::dtype_min(t.dtype), cli::dtype_max(t.dtype),
+                                          cli::to_string(t.dtype)));
+    }
+  }
+}
+
 namespace {
 
 // The ops a float precision runs, for messages: "CONV_2D, DEPTHWISE_CONV_2D, ...".

@@ -220,7 +220,9 @@ System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& 
   }
   System s = system_of_preset(find_preset("onnxruntime"));
   s.name = fmt::format("{} (onnxruntime)", profile);
-  if (cpu == OrtCpu::kAvx2 && (n.op == OpKind::kConv2D || n.op == OpKind::kFullyConnected) && n.inputs.size() >= 2 &&
+  if (cpu == OrtCpu::kAvx2 &&
+      (n.op == OpKind::kConv2D || n.op == OpKind::kFullyConnected || n.op == OpKind::kBatchMatMul) &&
+      n.inputs.size() >= 2 &&
       n.inputs[0] >= 0 && n.inputs[1] >= 0) {
     const TensorDef& in = g.tensors[static_cast<std::size_t>(n.inputs[0])];
     const TensorDef& w = g.tensors[static_cast<std::size_t>(n.inputs[1])];

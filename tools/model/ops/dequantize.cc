@@ -10,6 +10,11 @@
 // float32(q - zp) too. The NPU hypothesis and the float32 style compute the same real number the
 // same way. Measured (LiteRT.js 2.5.3, both paths, every stored value at 4 quantizations, §21.10).
 //
+// Per axis (ONNX's DequantizeLinear): each index of the input's axis with its own scale and zero
+// point, the same formula, under ONNX Runtime's systems only (TFLite's per-channel DEQUANTIZE is
+// not modelled: the other systems refuse it when preparing). Measured bit-exact against ORT 1.30
+// (docs/semantics.md §22.2).
+//
 // XNNPACK's delegate (xnnpack_takes; TF 2.x VisitDequantizeNode, LiteRT's unary visitor measured
 // with LiteRT.js): int8 / uint8 with one scale (LiteRT.js also takes a quantized_dimension other
 // than 0, measured) to float32, at most 6 dimensions (XNN_MAX_TENSOR_DIMS; measured: rank 7 sends
@@ -47,15 +52,25 @@ class DequantizePrepared : public PreparedNode {
     const TensorDef& in = input_def(g, n, 0);
     type_ = in.dtype;
     q_ = tensor_quant(in);
+    axis_ = axis_quant(in);
+    if (in.quant.per_axis() && !is_onnxruntime_system(sys)) {
+      node_error(g, n, fmt::format("input '{}' is quantized per axis (ONNX DequantizeLinear); allowed under ONNX "
+                                   "Runtime's profiles (ort-cpu*) only, not {}: qparity does not model the other "
+                                   "runtimes' per-channel DEQUANTIZE",
+                                   in.name, sys.name));
+    }
     try {
-      reference::detail::require_scale("input scale", q_.scale);
+      for (const reference::TensorQuant& q : axis_.channels) reference::detail::require_scale("input scale", q.scale);
     } catch (const InvalidArgument& e) {
       node_error(g, n, cli::without_library_prefix(e.what()));
     }
+    tables_.resize(axis_.channels.size());
     with_8bit_type(type_, [&](auto tag) {
       using T = decltype(tag);
-      for (int v = reference::type_min<T>(); v <= reference::type_max<T>(); ++v) {
-        table_[static_cast<std::uint8_t>(v)] = reference::dequantize_value<T>(static_cast<T>(v), q_);
+      for (std::size_t c = 0; c < axis_.channels.size(); ++c) {
+        for (int v = reference::type_min<T>(); v <= reference::type_max<T>(); ++v) {
+          tables_[c][static_cast<std::uint8_t>(v)] = reference::dequantize_value<T>(static_cast<T>(v), axis_.channels[c]);
+        }
       }
     });
   }
@@ -63,24 +78,32 @@ class DequantizePrepared : public PreparedNode {
   void run(std::vector<Tensor>& values) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
-    const std::size_t count = in.elements();
     float* y = data_of<float>(out);
-    if (fast_) {
-      for (std::size_t i = 0; i < count; ++i) y[i] = table_[in.bytes[i]];
-      return;
+    // One run of `inner` elements per (outer index, channel): the whole tensor when per tensor.
+    const std::size_t channels = axis_.channels.size(), inner = axis_.inner;
+    for (std::size_t run = 0; run < axis_.outer * channels; ++run) {
+      const std::size_t c = run % channels, base = run * inner;
+      if (fast_) {
+        const std::array<float, 256>& table = tables_[c];
+        for (std::size_t i = 0; i < inner; ++i) y[base + i] = table[in.bytes[base + i]];
+        continue;
+      }
+      with_8bit_type(type_, [&](auto tag) {
+        using T = decltype(tag);
+        const T* x = data_of<T>(in) + base;
+        for (std::size_t i = 0; i < inner; ++i) y[base + i] = reference::dequantize_value<T>(x[i], axis_.channels[c]);
+      });
     }
-    with_8bit_type(type_, [&](auto tag) {
-      using T = decltype(tag);
-      const T* x = data_of<T>(in);
-      for (std::size_t i = 0; i < count; ++i) y[i] = reference::dequantize_value<T>(x[i], q_);
-    });
   }
 
   std::vector<std::string> describe() const override {
     return {fmt::format("arithmetic: {}", system_.name),
             "dequantize_value (include/qparity/reference/quantize.h): x = float(s * (q - zp)), one rounding of the exact "
             "product (the same for every system)",
-            fmt::format("s = {}, zp = {}", q_.scale, q_.zero_point)};
+            axis_.channels.size() > 1
+                ? fmt::format("per axis: {} scales and zero points (the first s = {}, zp = {})", axis_.channels.size(),
+                              q_.scale, q_.zero_point)
+                : fmt::format("s = {}, zp = {}", q_.scale, q_.zero_point)};
   }
 
  private:
@@ -89,7 +112,8 @@ class DequantizePrepared : public PreparedNode {
   bool fast_;
   DType type_{};
   reference::TensorQuant q_;
-  std::array<float, 256> table_{};
+  AxisQuant axis_;                               // the input's quantization per channel
+  std::vector<std::array<float, 256>> tables_;  // per channel: every stored value dequantized
 };
 
 // float16 -> float32: exact, the same for every system (the top of this file).
@@ -138,7 +162,8 @@ class DequantizeOp : public Op {
     check_arity(g, n, 1, 1, 1);
     const TensorDef& in = input_def(g, n, 0);
     require_dtype(g, n, in, "input", {DType::kInt8, DType::kUint8, DType::kFloat16});
-    if (in.dtype != DType::kFloat16) require_per_tensor(g, n, in, "input");
+    // Per axis: ONNX's DequantizeLinear (prepare() takes it under ONNX Runtime's profiles).
+    if (in.dtype != DType::kFloat16) require_per_tensor_or_axis(g, n, in, "input");
     require_dtype(g, n, output_def(g, n, 0), "output", {DType::kFloat32});
     set_output_shape(g, n, 0, in.shape);
   }

@@ -53,6 +53,21 @@ reference::TensorQuant tensor_quant(const TensorDef& t) {
   return q;
 }
 
+AxisQuant axis_quant(const TensorDef& t) {
+  AxisQuant a;
+  if (!t.quant.per_axis()) {
+    a.channels = {tensor_quant(t)};
+    for (const std::size_t d : t.shape) a.inner *= d;
+    return a;
+  }
+  for (std::size_t c = 0; c < t.quant.scales.size(); ++c) {
+    a.channels.push_back({t.quant.scales[c], static_cast<std::int32_t>(t.quant.zero_point(c))});
+  }
+  for (std::size_t d = 0; d < t.quant.axis; ++d) a.outer *= t.shape[d];
+  for (std::size_t d = t.quant.axis + 1; d < t.shape.size(); ++d) a.inner *= t.shape[d];
+  return a;
+}
+
 bool xnnpack_per_tensor_8bit(const TensorDef& t) {
   return (t.dtype == DType::kInt8 || t.dtype == DType::kUint8) && t.quant.scales.size() == 1 &&
          t.quant.zero_points.size() <= 1 && t.quant.axis == 0;

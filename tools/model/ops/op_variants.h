@@ -37,6 +37,15 @@ bool is_onnxruntime_system(const System& system);
 /// The tensor's affine quantization as the references take it (the first scale and zero point).
 reference::TensorQuant tensor_quant(const TensorDef& t);
 
+/// A tensor's quantization per index of its quantized axis and the runs of elements that share one,
+/// the elements being outer x channels.size() x inner in row-major order (ONNX's per-axis
+/// QuantizeLinear / DequantizeLinear). A per-tensor quantization is one channel, inner = every element.
+struct AxisQuant {
+  std::vector<reference::TensorQuant> channels;
+  std::size_t outer = 1, inner = 1;
+};
+AxisQuant axis_quant(const TensorDef& t);
+
 /// XNNPACK's delegate on an 8-bit tensor (CheckTensorQInt8OrQUInt8Type /
 /// CheckTensorFloat32OrQUInt8Type in tflite/delegates/xnnpack/xnnpack_delegate.cc): affine, one
 /// scale, one zero point, quantized_dimension 0. A one-scale tensor whose quantized_dimension is

@@ -21,7 +21,11 @@
 //     kNpu              the host's quantization of the NPU's input (UNVERIFIED): ties to even ->
 //         kFloat32DivideHalfEven, ties away from zero -> kTfliteFloatDivide; the other tie rules
 //         have no float variant in the header and also take kTfliteFloatDivide (said in describe).
-//     kFloat            kFloat32DivideHalfEven (ONNX QuantizeLinear; UNVERIFIED for ORT's MLAS).
+//     kFloat            kFloat32DivideHalfEven (ONNX QuantizeLinear: ONNX Runtime's MlasQuantizeLinear,
+//         measured bit-exact against ORT 1.30, docs/semantics.md §22.2; fbgemm / onednn UNVERIFIED).
+//   Per axis (ONNX's QuantizeLinear, float input only): each index of the output's axis quantizes
+//   with its own scale and zero point, under ONNX Runtime's systems only (is_onnxruntime_system);
+//   TFLite's per-channel QUANTIZE is not modelled, so the other systems refuse it when preparing.
 //   8 bit -> 8 bit
 //     kTfliteReference, kTfliteOptimized  RequantizeVariant::kTfliteDoubleRounding, or
 //         kTfliteSingleRounding in the TFLITE_SINGLE_ROUNDING build (tflite_build_of):
@@ -59,8 +63,6 @@ namespace {
 
 using reference::QuantizeFloatVariant;
 using reference::RequantizeVariant;
-
-bool is_8bit(DType d) { return d == DType::kInt8 || d == DType::kUint8; }
 
 /// XNNPACK's 8-bit conversion range: float(s_in / s_out) in [2^-8, 2^7].
 bool xnnpack_ratio_ok(float s_in, float s_out) {
@@ -110,8 +112,15 @@ class QuantizePrepared : public PreparedNode {
           break;
         }
       }
+      out_axis_ = axis_quant(out);
+      if (out.quant.per_axis() && !is_onnxruntime_system(sys)) {
+        node_error(g, n, fmt::format("output '{}' is quantized per axis (ONNX QuantizeLinear); allowed under ONNX "
+                                     "Runtime's profiles (ort-cpu*) only, not {}: qparity does not model the other "
+                                     "runtimes' per-channel QUANTIZE",
+                                     out.name, sys.name));
+      }
       try {
-        reference::detail::require_scale("output scale", out_q_.scale);
+        for (const reference::TensorQuant& q : out_axis_.channels) reference::detail::require_scale("output scale", q.scale);
       } catch (const InvalidArgument& e) {
         node_error(g, n, cli::without_library_prefix(e.what()));
       }
@@ -167,10 +176,17 @@ class QuantizePrepared : public PreparedNode {
         using T = decltype(tag);
         const float* x = data_of<float>(in);
         T* y = data_of<T>(out);
-        if (fast_) {
-          quantize_floats<T>(x, count, out_q_, float_variant_, y);
-        } else {
-          for (std::size_t i = 0; i < count; ++i) y[i] = reference::quantize_float<T>(x[i], out_q_, float_variant_);
+        // One run of `inner` elements per (outer index, channel): the whole tensor when per tensor.
+        const std::size_t channels = out_axis_.channels.size(), inner = out_axis_.inner;
+        for (std::size_t run = 0; run < out_axis_.outer * channels; ++run) {
+          const reference::TensorQuant& q = out_axis_.channels[run % channels];
+          const float* xr = x + run * inner;
+          T* yr = y + run * inner;
+          if (fast_) {
+            quantize_floats<T>(xr, inner, q, float_variant_, yr);
+          } else {
+            for (std::size_t i = 0; i < inner; ++i) yr[i] = reference::quantize_float<T>(xr[i], q, float_variant_);
+          }
         }
       });
       return;
@@ -196,7 +212,12 @@ class QuantizePrepared : public PreparedNode {
     const char* range = out_type_ == DType::kInt8 ? "[-128, 127]" : "[0, 255]";
     if (from_float_) {
       l.push_back(fmt::format("{} (include/qparity/reference/quantize.h)", float_variant_text(float_variant_)));
-      l.push_back(fmt::format("s = {}, zp = {}, saturated to {}", out_q_.scale, out_q_.zero_point, range));
+      if (out_axis_.channels.size() > 1) {
+        l.push_back(fmt::format("per axis: {} scales and zero points (the first s = {}, zp = {}), saturated to {}",
+                                out_axis_.channels.size(), out_q_.scale, out_q_.zero_point, range));
+      } else {
+        l.push_back(fmt::format("s = {}, zp = {}, saturated to {}", out_q_.scale, out_q_.zero_point, range));
+      }
       return l;
     }
     const reference::RequantizeParams& p = params_;
@@ -240,6 +261,7 @@ class QuantizePrepared : public PreparedNode {
   bool from_float_ = false;
   DType in_type_{}, out_type_{};
   reference::TensorQuant out_q_;
+  AxisQuant out_axis_;  // float input: the output's quantization per channel
   QuantizeFloatVariant float_variant_ = QuantizeFloatVariant::kTfliteFloatDivide;
   RequantizeVariant variant_ = RequantizeVariant::kTfliteDoubleRounding;
   reference::RequantizeParams params_;
@@ -275,9 +297,14 @@ class QuantizeOp : public Op {
     const TensorDef& out = output_def(g, n, 0);
     require_dtype(g, n, in, "input", {DType::kFloat32, DType::kInt8, DType::kUint8});
     require_dtype(g, n, out, "output", {DType::kInt8, DType::kUint8});
-    require_per_tensor(g, n, out, "output");
-    if (is_8bit(in.dtype)) require_per_tensor(g, n, in, "input");
-    set_output_shape(g, n, 0, in.shape);
+    set_output_shape(g, n, 0, in.shape);  // first: a per-axis check reads the output's shape
+    // Per axis from float32 only: ONNX's QuantizeLinear (prepare() takes it under ONNX Runtime's profiles).
+    if (in.dtype == DType::kFloat32) {
+      require_per_tensor_or_axis(g, n, out, "output");
+    } else {
+      require_per_tensor(g, n, out, "output");
+      require_per_tensor(g, n, in, "input");
+    }
   }
 
   std::unique_ptr<PreparedNode> prepare(const Graph& g, const Node& n, const System& sys, Engine engine) const override {
