@@ -1,7 +1,7 @@
 // INTERNAL: the thread convenience behind gemm_threaded, conv2d_threaded and
-// depthwise_conv2d_threaded. Splits tiles [0, count) into up to `threads` contiguous ranges
-// (0 threads: hardware_concurrency()) and runs `run_range(begin, end)` for each on the calling
-// thread and the workers of the process-wide tile pool (tile_pool.h), which start once and are
+// depthwise_conv2d_threaded. Splits tiles [0, count) into contiguous ranges (a few per thread) and
+// runs `run_range(begin, end)` for each on up to `threads` threads (0: hardware_concurrency()): the
+// calling thread and the workers of the process-wide tile pool (tile_pool.h), which start once and are
 // reused. The calling thread runs the tiles alone when one range suffices, when the work
 // (`macs`, the call's multiply-accumulates) is below min_parallel_macs(), where waking a second
 // thread costs more than it saves, or when the pool is busy with another call (a concurrent
@@ -19,6 +19,11 @@
 
 namespace qparity {
 namespace internal {
+
+/// Ranges per thread: more than one, so that the thread that finishes first (or the caller, when a
+/// worker is slow to wake or preempted) takes over the rest; few, so that each range keeps several
+/// consecutive tiles (a GEMM row block's packed A is reused across the tiles of one range).
+inline constexpr std::size_t kRangesPerThread = 4;
 
 template <class RunRange>
 void run_tiles_threaded(std::size_t count, unsigned threads, std::uint64_t macs, const RunRange& run_range) {
@@ -40,7 +45,8 @@ void run_tiles_threaded(std::size_t count, unsigned threads, std::uint64_t macs,
     };
     job.ctx = &run_range;
     job.count = count;
-    job.ranges = t;
+    job.ranges = std::min<std::size_t>(count, t * kRangesPerThread);
+    job.workers = t - 1;
     if (run_on_tile_pool(job)) return;
   }
   run_range(std::size_t{0}, count);

@@ -55,7 +55,7 @@ class TilePool {
 
     // Start the workers this call needs (the pool only grows). A failure leaves the pool with the
     // workers that did start and reports the error before any range has run.
-    while (workers_.size() + 1 < job.ranges) {
+    while (workers_.size() < job.workers) {
       const unsigned index = static_cast<unsigned>(workers_.size());
       workers_.emplace_back([this, index] { work(index); });
     }
@@ -125,7 +125,7 @@ class TilePool {
       entered_.fetch_add(1, std::memory_order_seq_cst);
       // A job opened after this worker's wake-up is as good as the one that woke it: it is open,
       // and its owner waits for entered_ before returning.
-      if (open_.load(std::memory_order_seq_cst) && index + 1 < job_.ranges) run_ranges(/*worker=*/true);
+      if (open_.load(std::memory_order_seq_cst) && index < job_.workers) run_ranges(/*worker=*/true);
       entered_.fetch_sub(1, std::memory_order_seq_cst);
     }
   }

@@ -14,9 +14,11 @@
 // are always correct and never deadlock; only one of them gets the workers at a time, which on a
 // machine whose cores the callers already occupy is the cheaper choice anyway.
 //
-// Work is split into `ranges` contiguous tile ranges that the caller and the workers claim from
-// an atomic counter: the caller always runs ranges itself, and a worker that has not woken up yet
-// by the time the caller is done leaves its share to the caller instead of making it wait.
+// Work is split into `ranges` contiguous tile ranges (a few per thread) that the caller and the
+// workers claim from an atomic counter: the caller always runs ranges itself, a worker that has not
+// woken up yet by the time the caller is done leaves its share to the caller instead of making it
+// wait, and a worker the OS preempts (a machine busier than its cores) holds up one small range,
+// not a thread's whole share.
 #pragma once
 
 #include <cstddef>
@@ -32,11 +34,12 @@ struct TileJob {
   void (*run)(const void* ctx, std::size_t begin, std::size_t end) = nullptr;
   const void* ctx = nullptr;
   std::size_t count = 0;
-  std::size_t ranges = 0;  ///< >= 2: the caller and up to ranges - 1 workers
+  std::size_t ranges = 0;   ///< >= 2
+  std::size_t workers = 0;  ///< 1..ranges - 1 pool workers join the caller
 };
 
-/// Runs `job` on the calling thread and up to job.ranges - 1 pool workers (started if the pool
-/// has fewer) and returns true when every range has run. Returns false, having run nothing, when
+/// Runs `job` on the calling thread and job.workers pool workers (started if the pool has fewer)
+/// and returns true when every range has run. Returns false, having run nothing, when
 /// the pool is owned by another call (concurrent or nested) or was destroyed (process exit).
 /// Throws the std::system_error of a worker that could not start (nothing run; the workers
 /// already started are kept), or, after every range has finished, the exception of the
@@ -47,10 +50,11 @@ bool run_on_tile_pool(const TileJob& job);
 /// the calling thread runs the tiles alone (kDefaultMinParallelMacs unless a test changed it).
 std::uint64_t min_parallel_macs();
 
-/// Measured on a Zen 4 (2 vCPUs, gemm_bench's threaded rows, DR-AZ, avx512vnni, the pool of this
-/// file): two threads start to beat one at about 1-2 M multiply-accumulates. See
-/// docs/architecture.md (Dispatch) for the figures.
-inline constexpr std::uint64_t kDefaultMinParallelMacs = std::uint64_t{1} << 21;
+/// Half the smallest split work measured to pay on two threads with a reused pool: on a quiet
+/// Zen 4 (bench/ratio_tables/zen4_2026-11-27_quiet.txt, the tiles on gemm_bench's external pool),
+/// FC batch 1, 1x1000x1024 (1.02 M multiply-accumulates, two tiles), ran 1.6-1.7x faster than one
+/// thread; smaller split work was not measured on a quiet machine (docs/architecture.md, Dispatch).
+inline constexpr std::uint64_t kDefaultMinParallelMacs = std::uint64_t{1} << 19;
 
 /// For tests: sets the threshold (0: every call with two or more tiles uses the pool) and returns
 /// the previous value.

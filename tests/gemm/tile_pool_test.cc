@@ -96,6 +96,7 @@ TEST(TilePool, AWorkerRunsARangeWhileTheCallerRunsTheOther) {
   job.ctx = &ctx;
   job.count = 2;
   job.ranges = 2;
+  job.workers = 1;
   const std::uint64_t before = internal::tile_pool_worker_ranges();
   ASSERT_TRUE(internal::run_on_tile_pool(job));
   EXPECT_TRUE(ctx.met[0] && ctx.met[1]) << "the two ranges did not run at the same time";
@@ -146,6 +147,7 @@ TEST(TilePool, NestedCallsRunAloneAndFinish) {
       inner.run = [](const void*, std::size_t, std::size_t) {};
       inner.count = 2;
       inner.ranges = 2;
+      inner.workers = 1;
       c.pool_refused[r] = !internal::run_on_tile_pool(inner);
       gemm_threaded(c.g->packed, c.g->call(c.out[r].data()), 2);
     }
@@ -153,6 +155,7 @@ TEST(TilePool, NestedCallsRunAloneAndFinish) {
   job.ctx = &ctx;
   job.count = 4;
   job.ranges = 2;
+  job.workers = 1;
   ASSERT_TRUE(internal::run_on_tile_pool(job));
   for (int r = 0; r < 4; ++r) {
     EXPECT_TRUE(ctx.pool_refused[r]) << "range " << r;
@@ -174,6 +177,7 @@ TEST(TilePool, AnExceptionFromARangeReachesTheCaller) {
   job.ctx = &ctx;
   job.count = 4;
   job.ranges = 4;
+  job.workers = 3;
   for (int round = 0; round < 20; ++round) {
     ctx.ran = 0;
     try {
