@@ -1,7 +1,8 @@
 // A thread pool of the kind an inference engine owns, for the benchmarks' two-thread rows that split
 // qparity's tile API (gemm_tiles, conv2d_tiles, depthwise_conv2d_tiles) over threads qparity did not
-// create: the workers start once and are reused by every run, unlike the std::threads that
-// gemm_threaded & co. start per call. A worker spins briefly for the next task (as OpenMP and
+// create: the workers start once and are reused by every run (as those of the library's own tile
+// pool behind gemm_threaded & co. are: the two rows compare the split, not thread start-up). A
+// worker spins briefly for the next task (as OpenMP and
 // pthreadpool do), then sleeps on a condition variable, so an idle pool does not take a core from
 // the other jobs of a shared machine.
 #pragma once

@@ -4,8 +4,8 @@
 //
 //   qparity/<isa>/<core>/<shape>   PackedGemm(isa, weights, core) once, then gemm(packed, call)
 //   pack/qparity/<isa>/<shape>     PackedGemm(isa, weights, DR-AZ) construction
-//   t2/qparity/<isa>/<core>/<shape>        the same, gemm_threaded(packed, call, 2): std::threads
-//                                          started per call (wall time)
+//   t2/qparity/<isa>/<core>/<shape>        the same, gemm_threaded(packed, call, 2): the library's
+//                                          reused tile pool (wall time)
 //   t2/qparity_tiles/<isa>/<core>/<shape>  the same, tiles [0, n/2) and [n/2, n) run with
 //                                          gemm_tiles on an ExternalThreadPool of two (wall time)
 //

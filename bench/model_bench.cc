@@ -8,13 +8,17 @@
 //   ./bench/model_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
 // Rows: model/<model>/<profile>/whole, model/<model>/<profile>/kernels (the conv / depthwise / FC
-// nodes only, run_node on the same tensors), litertjs/<model> (median of --time runs, manual time;
+// nodes only, run_node on the same tensors), model/<model>/<profile>/threads:2 (whole, on a Runner
+// of two threads), litertjs/<model> (median of --time runs, manual time;
 // skipped with a message when node or the npm packages are missing).
 //
 // ONNX (issue 16 "Speed"): the zoo's MobileNet v2 (operator form, int8) and ResNet-18 (QDQ form,
 // uint8 and int8 activations) at 224x224, written by qparity's ONNX writer and read back by its
-// reader: onnx/<model>/<profile>/whole (qparity's graph runner, one thread: it has no threaded
-// mode), onnx/<model>/ort-cpu/op/<OP> (the nodes of one op kind, run_node, the median over 5 runs
+// reader: onnx/<model>/<profile>/whole (qparity's graph runner, one thread),
+// onnx/<model>/<profile>/threads:2 (the runner on two threads: Runner(..., threads = 2), whose
+// convolutions and fully connected layers split over the library's tile pool; not for the int8
+// QDQ model, whose float32 convolutions have no threaded form), onnx/<model>/ort-cpu/op/<OP> (the nodes of one op
+// kind, run_node, the median over 5 runs
 // of their summed time: where the time goes), and ort/<model>/threads:<N> (onnxruntime-node on the
 // same model bytes and input, graph optimization level all, intra_op_num_threads N, the median of
 // 20 runs after a warm-up; manual time). The int8 QDQ ResNet-18 runs 12 of its 21 convolutions in
@@ -110,8 +114,9 @@ const std::vector<OnnxBench>& onnx_benches() {
   return b;
 }
 
-void onnx_row(benchmark::State& state, const OnnxBench* b, std::string profile) {
-  Runner r(b->graph, resolve_node_map(parse_node_map(profile, "profile"), b->graph, "profile"));
+void onnx_row(benchmark::State& state, const OnnxBench* b, std::string profile, unsigned threads) {
+  Runner r(b->graph, resolve_node_map(parse_node_map(profile, "profile"), b->graph, "profile"), Engine::kFast,
+           threads);
   // A warm-up run, as the ORT rows have one: the float32 rows time one iteration each, which would
   // otherwise be the run that first touches every buffer.
   r.run({b->input});
@@ -189,8 +194,9 @@ bool is_kernel(OpKind k) {
   return k == OpKind::kConv2D || k == OpKind::kDepthwiseConv2D || k == OpKind::kFullyConnected;
 }
 
-void model_row(benchmark::State& state, const Bench* b, std::string profile, bool kernels_only) {
-  Runner r(b->graph, resolve_node_map(parse_node_map(profile, "profile"), b->graph, "profile"));
+void model_row(benchmark::State& state, const Bench* b, std::string profile, bool kernels_only, unsigned threads) {
+  Runner r(b->graph, resolve_node_map(parse_node_map(profile, "profile"), b->graph, "profile"), Engine::kFast,
+           threads);
   r.run({b->input});
   for (auto _ : state) {
     if (kernels_only) {
@@ -218,9 +224,12 @@ int register_rows() {
     for (const char* profile : {"tflite-xnnpack-x86", "tflite-reference"}) {
       for (bool kernels : {false, true}) {
         benchmark::RegisterBenchmark(("model/" + b.name + "/" + profile + (kernels ? "/kernels" : "/whole")).c_str(),
-                                     model_row, &b, std::string(profile), kernels)
+                                     model_row, &b, std::string(profile), kernels, 1u)
             ->Unit(benchmark::kMicrosecond);
       }
+      benchmark::RegisterBenchmark(("model/" + b.name + "/" + profile + "/threads:2").c_str(), model_row, &b,
+                                   std::string(profile), false, 2u)
+          ->Unit(benchmark::kMicrosecond);
     }
     benchmark::RegisterBenchmark(("litertjs/" + b.name).c_str(), litert_row, &b)
         ->UseManualTime()
@@ -240,9 +249,17 @@ int register_rows() {
                       : std::vector<std::string>{"ort-cpu", "ort-cpu-unfused", "tflite-xnnpack-x86", "tflite-reference"};
     for (const std::string& profile : profiles) {
       auto* row = benchmark::RegisterBenchmark(("onnx/" + b.name + "/" + profile + "/whole").c_str(), onnx_row, &b,
-                                               profile)
+                                               profile, 1u)
                       ->Unit(benchmark::kMicrosecond);
-      if (b.float_convs) row->Iterations(1);
+      if (b.float_convs) {
+        row->Iterations(1);
+      } else {
+        // The graph runner on two threads (its convolutions and fully connected layers split over
+        // the library's tile pool), next to ort/<model>/threads:2.
+        benchmark::RegisterBenchmark(("onnx/" + b.name + "/" + profile + "/threads:2").c_str(), onnx_row, &b,
+                                     profile, 2u)
+            ->Unit(benchmark::kMicrosecond);
+      }
     }
     std::map<OpKind, int> kinds;
     for (const Node& n : b.graph.nodes) ++kinds[n.op];

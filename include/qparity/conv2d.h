@@ -77,7 +77,8 @@ template <class AType, class OutType>
 void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, std::size_t begin,
                   std::size_t end);
 
-/// Runs the call on `threads` std::threads (0: hardware_concurrency()).
+/// Runs the call on up to `threads` threads (0: hardware_concurrency()), on the calling thread and
+/// the library's reused worker pool, exactly as gemm_threaded() (gemm.h) does. Same bits as conv2d().
 template <class AType, class OutType>
 void conv2d_threaded(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, unsigned threads);
 

@@ -15,7 +15,7 @@
 // An inference engine with its own thread pool splits the work into tiles: gemm_tile_count()
 // tiles, any partition of [0, count) run with gemm_tiles() on any threads gives the same bits as
 // one gemm() call (tiles write disjoint parts of C and each computes its elements in a fixed
-// order). gemm_threaded() is a convenience that does this with std::thread.
+// order). gemm_threaded() is a convenience that does this on the library's own worker threads.
 #pragma once
 
 #include <cstddef>
@@ -110,7 +110,13 @@ template <class AType, class OutType>
 void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::size_t begin,
                 std::size_t end);
 
-/// Runs the call on `threads` std::threads (0: std::thread::hardware_concurrency()).
+/// Runs the call on up to `threads` threads (0: std::thread::hardware_concurrency()): the calling
+/// thread and the workers of a process-wide pool, started at the first call that needs them and
+/// reused by every later call (joined at process exit). The calling thread runs alone when the
+/// work is too small for a second thread to pay (under 2^19 multiply-accumulates), and when the
+/// pool is busy with another call: calls from several threads at once, and calls from inside a
+/// threaded call, are safe and never wait for each other. Same bits as gemm() in every case.
+/// Throws what gemm() throws, or std::system_error when a worker thread cannot start.
 template <class AType, class OutType>
 void gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads);
 

@@ -82,7 +82,9 @@ void conv2d_threaded(const PackedConv2D& conv, const ConvCall<AType, OutType>& c
   const auto run_range = [&](std::size_t begin, std::size_t end) {
     internal::run_conv_tiles(internal::packed_data(conv), call, begin, end);
   };
-  internal::run_tiles_threaded(conv2d_tile_count(conv), threads, run_range);
+  const internal::PackedConv2DData& d = internal::packed_data(conv);
+  const std::uint64_t macs = std::uint64_t{d.m} * d.geometry.out_channels * d.taps * d.icg;
+  internal::run_tiles_threaded(conv2d_tile_count(conv), threads, macs, run_range);
 }
 
 template <class AType, class OutType>

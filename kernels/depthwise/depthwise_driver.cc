@@ -492,7 +492,9 @@ void depthwise_conv2d_threaded(const PackedDepthwiseConv2D& conv, const ConvCall
   const auto run_range = [&](std::size_t begin, std::size_t end) {
     depthwise_conv2d_tiles(conv, call, begin, end);
   };
-  internal::run_tiles_threaded(depthwise_conv2d_tile_count(conv), threads, run_range);
+  const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
+  const std::uint64_t macs = std::uint64_t{d.geometry.batch} * d.window.out_h * d.window.out_w * d.out_channels * d.taps;
+  internal::run_tiles_threaded(depthwise_conv2d_tile_count(conv), threads, macs, run_range);
 }
 
 template <class AType, class OutType>

@@ -1,51 +1,55 @@
-// INTERNAL: the std::thread convenience behind gemm_threaded, conv2d_threaded and
-// depthwise_conv2d_threaded. Splits tiles [0, count) into `threads` contiguous ranges (0 threads:
-// hardware_concurrency()), runs `run_range(begin, end)` for each on its own thread (the calling
-// thread alone when one range suffices), joins, and rethrows the first exception a range raised
-// (or the std::system_error of a thread that could not start, after joining the others).
+// INTERNAL: the thread convenience behind gemm_threaded, conv2d_threaded and
+// depthwise_conv2d_threaded. Splits tiles [0, count) into contiguous ranges (a few per thread) and
+// runs `run_range(begin, end)` for each on up to `threads` threads (0: hardware_concurrency()): the
+// calling thread and the workers of the process-wide tile pool (tile_pool.h), which start once and are
+// reused. The calling thread runs the tiles alone when one range suffices, when the work
+// (`macs`, the call's multiply-accumulates) is below min_parallel_macs(), where waking a second
+// thread costs more than it saves, or when the pool is busy with another call (a concurrent
+// caller or a nested call from inside a range). Rethrows the first exception a range raised (or
+// the std::system_error of a worker that could not start, before any range ran).
 // Any partition gives the same bits, so the split needs no care beyond covering every tile once.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
+#include <cstdint>
 #include <thread>
-#include <vector>
+
+#include "kernels/dispatch/tile_pool.h"
 
 namespace qparity {
 namespace internal {
 
+/// Ranges per thread: more than one, so that the thread that finishes first (or the caller, when a
+/// worker is slow to wake or preempted) takes over the rest; few, so that each range keeps several
+/// consecutive tiles (a GEMM row block's packed A is reused across the tiles of one range).
+inline constexpr std::size_t kRangesPerThread = 4;
+
 template <class RunRange>
-void run_tiles_threaded(std::size_t count, unsigned threads, const RunRange& run_range) {
+void run_tiles_threaded(std::size_t count, unsigned threads, std::uint64_t macs, const RunRange& run_range) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t t = std::min<std::size_t>(threads, count);
-  if (t <= 1) {
-    run_range(std::size_t{0}, count);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(t);
-  std::vector<std::exception_ptr> errors(t);
-  try {
-    for (std::size_t i = 0; i < t; ++i) {
-      pool.emplace_back([&, i] {
-        try {
-          run_range(count * i / t, count * (i + 1) / t);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
+  std::size_t t = std::min<std::size_t>(threads, count);
+  const std::uint64_t threshold = min_parallel_macs();
+  if (t >= 2 && threshold > 0) {
+    if (macs < threshold) {
+      t = 1;
+    } else {
+      // Each thread past the second needs about half the threshold's work to pay for itself.
+      t = static_cast<std::size_t>(std::min<std::uint64_t>(t, std::max<std::uint64_t>(2, 2 * (macs / threshold))));
     }
-  } catch (...) {
-    // A thread that could not start (std::system_error): destroying the joinable ones would call
-    // std::terminate, so wait for them and report the failure instead.
-    for (std::thread& th : pool) th.join();
-    throw;
   }
-  for (std::thread& th : pool) th.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
+  if (t >= 2) {
+    TileJob job;
+    job.run = [](const void* ctx, std::size_t begin, std::size_t end) {
+      (*static_cast<const RunRange*>(ctx))(begin, end);
+    };
+    job.ctx = &run_range;
+    job.count = count;
+    job.ranges = std::min<std::size_t>(count, t * kRangesPerThread);
+    job.workers = t - 1;
+    if (run_on_tile_pool(job)) return;
   }
+  run_range(std::size_t{0}, count);
 }
 
 }  // namespace internal

@@ -64,7 +64,9 @@ void gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call, un
   const auto run_range = [&](std::size_t begin, std::size_t end) {
     gemm_tiles(w, call, begin, end);
   };
-  internal::run_tiles_threaded(gemm_tile_count(w, call.m), threads, run_range);
+  const internal::PackedGemmData& d = internal::packed_data(w);
+  const std::uint64_t macs = std::uint64_t{call.m} * d.n * d.k;
+  internal::run_tiles_threaded(gemm_tile_count(w, call.m), threads, macs, run_range);
 }
 
 template <class AType, class OutType>

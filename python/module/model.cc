@@ -120,15 +120,16 @@ class Model {
 };
 
 py::dict model_run(const Model& m, const py::object& inputs, const std::string& preset, std::uint64_t seed,
-                   bool reference) {
+                   bool reference, long long threads) {
   const model::Graph& g = m.graph();
   const std::vector<Tensor> values = m.inputs_argument(inputs, seed);
   const model::NodeMap map = model::parse_node_map(preset, "preset");
   const std::vector<model::System> systems = model::resolve_node_map(map, g, "preset");
+  const unsigned thread_count = model::checked_thread_count(threads, "threads");
   std::vector<Tensor> results(g.tensors.size());
   {
     py::gil_scoped_release release;
-    model::Runner runner(g, systems, reference ? model::Engine::kReference : model::Engine::kFast);
+    model::Runner runner(g, systems, reference ? model::Engine::kReference : model::Engine::kFast, thread_count);
     runner.run(values);
     for (std::size_t t = 0; t < g.tensors.size(); ++t) results[t] = runner.value(static_cast<int>(t));
   }
@@ -150,7 +151,7 @@ py::dict model_run(const Model& m, const py::object& inputs, const std::string& 
 
 std::string diff_json(const Model& m, const std::string& a, const std::optional<std::string>& b,
                       const std::optional<std::string>& dump_b, const py::object& inputs, std::uint64_t seed,
-                      bool per_channel) {
+                      bool per_channel, long long threads) {
   if (b.has_value() == dump_b.has_value()) {
     throw py::value_error("give b (an arithmetic: preset, runtime profile or per-op map) or dump_b (a directory of "
                           "a device's dumps), one of them");
@@ -161,6 +162,7 @@ std::string diff_json(const Model& m, const std::string& a, const std::optional<
   o.b = b.value_or("");
   o.dump_b = dump_b.value_or("");
   o.per_channel = per_channel;
+  o.threads = model::checked_thread_count(threads, "threads");
   if (dump_b) {
     struct stat st {};
     if (::stat(dump_b->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -205,12 +207,12 @@ void add_model(py::module_& mod) {
         return out;
       })
       .def("run", &model_run, py::arg("inputs") = py::none(), py::kw_only(), py::arg("preset") = "tflite-reference",
-           py::arg("seed") = 1, py::arg("reference") = false)
+           py::arg("seed") = 1, py::arg("reference") = false, py::arg("threads") = 1)
       .def("__repr__", [](const Model& m) {
         return "qparity.Model('" + m.path() + "': " + std::to_string(m.graph().nodes.size()) + " ops)";
       });
   mod.def("_diff_json", &diff_json, py::arg("model"), py::arg("a"), py::arg("b"), py::arg("dump_b"),
-          py::arg("inputs"), py::arg("seed"), py::arg("per_channel"));
+          py::arg("inputs"), py::arg("seed"), py::arg("per_channel"), py::arg("threads"));
 }
 
 }  // namespace qparity::python

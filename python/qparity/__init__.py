@@ -217,7 +217,7 @@ def gemm(a, b, bias=None, *, a_zero_point=0, b_zero_point=0, output_zero_point=0
         raise type(e)(_GEMM_NAMES.sub(lambda m: _GEMM_RENAMES[m.group(0)], str(e))) from None
 
 
-def diff(model, a="tflite-reference", b=None, *, dump_b=None, inputs=None, seed=1, per_channel=False):
+def diff(model, a="tflite-reference", b=None, *, dump_b=None, inputs=None, seed=1, per_channel=False, threads=1):
     """Per-op drift of `model` under arithmetic B against A; see the stub (__init__.pyi)."""
     if isinstance(model, str):
         model = Model(model)
@@ -229,5 +229,8 @@ def diff(model, a="tflite-reference", b=None, *, dump_b=None, inputs=None, seed=
     if not _is_int(seed) or seed < 0 or seed >= 2 ** 64:
         raise ValueError(f"seed = {seed!r}; allowed: an integer in [0, 2^64-1]")
     # The CLI's JSON report, parsed: the same numbers as `qparity diff --model ... --json`.
-    report = _json.loads(_qparity._diff_json(model, a, b, dump_b, inputs, int(seed), bool(per_channel)))
+    if not _is_int(threads) or threads < 1 or threads > 64:
+        raise ValueError(f"threads = {threads!r}; allowed: an integer in [1, 64]")
+    report = _json.loads(_qparity._diff_json(model, a, b, dump_b, inputs, int(seed), bool(per_channel),
+                                             int(threads)))
     return report["layers"]

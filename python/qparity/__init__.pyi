@@ -138,19 +138,22 @@ class Model:
     def ops(self) -> List[str]:
         """The ops in execution order, as the CLI names them ("op 3 (CONV_2D 'conv1')")."""
     def run(self, inputs: Inputs = None, *, preset: str = "tflite-reference", seed: int = 1,
-            reference: bool = False) -> Dict[str, npt.NDArray[Any]]:
+            reference: bool = False, threads: int = 1) -> Dict[str, npt.NDArray[Any]]:
         """Runs the model under `preset` (a preset, a runtime profile such as tflite-xnnpack-x86,
         or a per-op map "npu-verisilicon,SOFTMAX=tflite-reference") and returns every tensor by
         name (constants included; a name two tensors share gets its dump file name,
         "name_<index>"). inputs: one array per graph input in order, a dict by input name, or None
-        for the CLI's seeded inputs (`--seed`). Exactly `qparity run --model --all-outputs`."""
+        for the CLI's seeded inputs (`--seed`). threads (1..64): the convolutions and fully
+        connected layers split over that many threads, with the same bits as 1 (`--threads`).
+        Exactly `qparity run --model --all-outputs`."""
 
 def diff(model: Union[Model, str], a: str = "tflite-reference", b: Optional[str] = None, *,
          dump_b: Optional[str] = None, inputs: Inputs = None, seed: int = 1,
-         per_channel: bool = False) -> List[Dict[str, Any]]:
+         per_channel: bool = False, threads: int = 1) -> List[Dict[str, Any]]:
     """Per-op drift of the model under B (or a device's dumps in directory dump_b) against A:
     one record per op output of an integer type, the "layers" of `qparity diff --model --json`
     with the same numbers: index, name, preset_a, preset_b, shape, zero_point, "isolated" (the op
     under B fed A's inputs) and "accumulated" (each side on its own previous outputs) metrics with
     elements, differing, percent_differing, max_abs_diff, mae, mean_diff, cosine, histogram
-    ([[b - a, count], ...]) and, with per_channel, channels."""
+    ([[b - a, count], ...]) and, with per_channel, channels. threads (1..64): as Model.run
+    (`--threads`); the same numbers as 1."""

@@ -23,6 +23,7 @@
 #include "qparity/conv2d.h"
 #include "qparity/presets.h"
 #include "qparity/reference_conv2d.h"
+#include "tile_pool_probe.h"
 
 namespace {
 
@@ -378,9 +379,13 @@ TEST(Conv2DTiles, AnySplitAndThreadCountGivesTheSameBits) {
         std::sort(cuts.begin(), cuts.end());
         for (std::size_t i = 0; i + 1 < cuts.size(); ++i) conv2d_tiles(conv, call, cuts[i], cuts[i + 1]);
         EXPECT_EQ(split, whole) << to_string(isa) << " " << describe(g);
+        const qparity_test::ForceTilePool force;  // as GemmTiles: workers must run tiles
         for (unsigned t : {1u, 2u, 3u, 7u}) {
-          conv2d_threaded(conv, c.call(threaded), t);
-          EXPECT_EQ(threaded, whole) << to_string(isa) << " threads " << t;
+          const bool worker_ran = qparity_test::a_worker_ran_during([&] {
+            conv2d_threaded(conv, c.call(threaded), t);
+            EXPECT_EQ(threaded, whole) << to_string(isa) << " threads " << t;
+          }, t > 1 ? 200 : 1);
+          EXPECT_EQ(worker_ran, t > 1) << to_string(isa) << " threads " << t;
         }
         // And all of them equal the reference.
         std::vector<std::int8_t> expect;

@@ -18,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "qparity/qparity.h"
 #include "qparity/reference_conv2d.h"
 #include "qparity/type_pairs.h"
+#include "tile_pool_probe.h"
 
 namespace {
 
@@ -338,10 +340,17 @@ TEST(Depthwise, TilesAndThreadsGiveTheSameBits) {
         for (std::size_t i = cuts.size() - 1; i > 0; --i) depthwise_conv2d_tiles(conv, q.call, cuts[i - 1], cuts[i]);
         EXPECT_EQ(describe_mismatch(want, out), "") << to_string(isa) << " trial " << trial;
       }
+      const qparity_test::ForceTilePool force;  // a small layer: workers must still run tiles
       for (const unsigned threads : {0u, 2u, 3u}) {
-        const DepthwiseConv2DProblem<std::int8_t, std::int8_t> q = l.problem(got);
-        depthwise_conv2d_threaded(conv, q.call, threads);
-        EXPECT_EQ(describe_mismatch(want, got), "") << to_string(isa) << " threads " << threads;
+        // threads 0 is hardware_concurrency(), which may be 1.
+        const bool parallel = (threads == 0 ? std::thread::hardware_concurrency() : threads) > 1;
+        const bool worker_ran = qparity_test::a_worker_ran_during([&] {
+          const DepthwiseConv2DProblem<std::int8_t, std::int8_t> q = l.problem(got);
+          depthwise_conv2d_threaded(conv, q.call, threads);
+          EXPECT_EQ(describe_mismatch(want, got), "") << to_string(isa) << " threads " << threads;
+        }, parallel ? 200 : 1);
+        EXPECT_EQ(worker_ran, parallel)
+            << to_string(isa) << " threads " << threads;
       }
     });
   }

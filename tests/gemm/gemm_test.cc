@@ -20,6 +20,7 @@
 #include "qparity/fully_connected.h"
 #include "qparity/gemm.h"
 #include "qparity/reference_gemm.h"
+#include "tile_pool_probe.h"
 
 namespace {
 
@@ -372,10 +373,16 @@ TEST(GemmTiles, AnySplitAndThreadCountGivesTheSameBits) {
     std::sort(cuts.begin(), cuts.end());
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i) gemm_tiles(w, call_of(g2), cuts[i], cuts[i + 1]);
     EXPECT_EQ(split, whole) << to_string(isa);
+    // The pool forced (this shape is small enough for TSan, and may be under the pool's
+    // threshold): every thread count must run tiles on a worker at least once, with the same bits.
+    const qparity_test::ForceTilePool force;
     for (unsigned t : {1u, 2u, 3u, 7u}) {
-      const auto g3 = c.problem(threaded);
-      gemm_threaded(w, call_of(g3), t);
-      EXPECT_EQ(threaded, whole) << to_string(isa) << " threads " << t;
+      const bool worker_ran = qparity_test::a_worker_ran_during([&] {
+        const auto g3 = c.problem(threaded);
+        gemm_threaded(w, call_of(g3), t);
+        EXPECT_EQ(threaded, whole) << to_string(isa) << " threads " << t;
+      }, t > 1 ? 200 : 1);
+      EXPECT_EQ(worker_ran, t > 1) << to_string(isa) << " threads " << t;
     }
     qparity_test::note_isa_exercised(isa);
   }

@@ -88,3 +88,21 @@ def test_errors(model_path, call, error, message):
     with pytest.raises(error) as e:
         call(m)
     assert message in str(e.value)
+
+
+def test_threads_give_the_one_thread_bits(model_path):
+    # threads= splits the convolutions and the fully connected layer over the library's pool (the
+    # layers of this small model stay under its work threshold: the C++ tests force the pool).
+    m = qparity.Model(model_path)
+    one = m.run(preset="tflite-xnnpack-x86")
+    two = m.run(preset="tflite-xnnpack-x86", threads=2)
+    assert sorted(one) == sorted(two)
+    for name in one:
+        np.testing.assert_array_equal(one[name], two[name])
+    assert qparity.diff(m, "tflite-reference", "tflite-xnnpack-x86", threads=2) == \
+        qparity.diff(m, "tflite-reference", "tflite-xnnpack-x86")
+    for bad in (0, 65):
+        with pytest.raises(ValueError, match=r"threads .*allowed: "):
+            m.run(threads=bad)
+        with pytest.raises(ValueError, match=r"threads .*allowed: "):
+            qparity.diff(m, "tflite-reference", "tflite-xnnpack-x86", threads=bad)

@@ -20,16 +20,16 @@ cli::DriftReport diff_model(const Graph& graph, const std::vector<Tensor>& input
   report.label_a = o.a;
   report.source = graph.source;
   report.per_channel = o.per_channel;  // the JSON lists the per-channel breakdowns
-  Runner ra(graph, sys_a);
+  Runner ra(graph, sys_a, Engine::kFast, o.threads);
   ra.run(inputs);
   std::unique_ptr<Runner> rb, riso;
   std::vector<System> sys_b;
   if (!o.b.empty()) {
     report.label_b = o.b;
     sys_b = resolve_node_map(parse_node_map(o.b, "--b"), graph, "--b");
-    rb = std::make_unique<Runner>(graph, sys_b);
+    rb = std::make_unique<Runner>(graph, sys_b, Engine::kFast, o.threads);
     rb->run(inputs);
-    riso = std::make_unique<Runner>(graph, sys_b);
+    riso = std::make_unique<Runner>(graph, sys_b, Engine::kFast, o.threads);
   } else {
     report.label_b = o.dump_b;
   }

@@ -19,6 +19,7 @@ struct ModelDiffOptions {
   std::string b;       ///< per-op map of B, or empty with dump_b
   std::string dump_b;  ///< a directory of B's tensors named as Graph::dump_file_name
   bool per_channel = false;
+  unsigned threads = 1;  ///< both sides' Runner threads (runner.h): the same bits as 1
   std::function<void(std::size_t, const std::string&)> progress;  ///< optional
 };
 

@@ -29,6 +29,13 @@ class PreparedNode {
   /// Reads the node's inputs from `values` (indexed by tensor) and writes its outputs, which the
   /// runner has allocated with their declared dtype and shape.
   virtual void run(std::vector<Tensor>& values) const = 0;
+  /// run() with up to `threads` threads (>= 1) for nodes whose kernel has a threaded form
+  /// (gemm_threaded & co., which give the one-thread bits for any split); the default runs
+  /// run() on the calling thread.
+  virtual void run_on_threads(std::vector<Tensor>& values, unsigned threads) const {
+    (void)threads;
+    run(values);
+  }
   /// For `inspect`/`explain`: line 0 names the arithmetic ("arithmetic: <system>"), the other
   /// lines state exactly what is computed (formula, rounding, derived integer parameters), so that
   /// two preparations of a node compute the same bits when their lines after the first agree.

@@ -10,8 +10,16 @@ namespace qparity::model {
 
 using cli::ToolError;
 
-Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine)
-    : graph_(&graph), systems_(std::move(systems)) {
+unsigned checked_thread_count(long long value, const std::string& option) {
+  if (value < 1 || value > static_cast<long long>(Runner::kMaxThreads)) {
+    throw ToolError(fmt::format("{} {}: allowed: 1..{}", option, value, Runner::kMaxThreads));
+  }
+  return static_cast<unsigned>(value);
+}
+
+Runner::Runner(const Graph& graph, std::vector<System> systems, Engine engine, unsigned threads)
+    : graph_(&graph), systems_(std::move(systems)), threads_(threads) {
+  checked_thread_count(threads, "threads");
   const std::size_t n = graph.nodes.size();
   if (systems_.size() == 1 && n != 1) systems_.assign(n, systems_[0]);
   if (systems_.size() != n) {
@@ -81,7 +89,13 @@ void Runner::run(const std::vector<Tensor>& inputs) {
   for (std::size_t i = 0; i < prepared_.size(); ++i) run_node(i);
 }
 
-void Runner::run_node(std::size_t i) { prepared_[i]->run(values_); }
+void Runner::run_node(std::size_t i) {
+  if (threads_ > 1) {
+    prepared_[i]->run_on_threads(values_, threads_);
+  } else {
+    prepared_[i]->run(values_);
+  }
+}
 
 std::vector<Tensor> Runner::outputs() const {
   std::vector<Tensor> out;

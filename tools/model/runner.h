@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "model/graph.h"
@@ -11,11 +12,21 @@
 
 namespace qparity::model {
 
+/// The value of option `option` (e.g. "--threads") as a Runner thread count; throws
+/// cli::ToolError naming the option and the allowed range 1..Runner::kMaxThreads.
+unsigned checked_thread_count(long long value, const std::string& option);
+
 class Runner {
  public:
+  static constexpr unsigned kMaxThreads = 64;
+
   /// Prepares every node: `systems` holds one system per node (resolve_node_map), or exactly one
   /// for all. Throws cli::ToolError naming the node that cannot be prepared.
-  Runner(const Graph& graph, std::vector<System> systems, Engine engine = Engine::kFast);
+  /// `threads` (1..kMaxThreads): nodes whose kernel has a threaded form (convolutions, depthwise
+  /// convolutions, fully connected layers, under the fast engine with packed weights) split their
+  /// tiles over that many threads (the library's tile pool); every tensor keeps the one-thread
+  /// bits. Other nodes run on the calling thread.
+  Runner(const Graph& graph, std::vector<System> systems, Engine engine = Engine::kFast, unsigned threads = 1);
   ~Runner();
   Runner(Runner&&) noexcept;
 
@@ -44,6 +55,7 @@ class Runner {
   std::vector<System> systems_;
   std::vector<std::unique_ptr<PreparedNode>> prepared_;
   std::vector<Tensor> values_;
+  unsigned threads_ = 1;
 };
 
 }  // namespace qparity::model

@@ -33,6 +33,7 @@
 #include "input_files.h"
 #include "layer_runner.h"
 #include "model/model_diff.h"
+#include "model/runner.h"
 #include "model_explorer_data.h"
 #include "model_inputs.h"
 #include "natural_order.h"
@@ -302,6 +303,7 @@ void diff_model(const DiffOptions& o, DriftReport* report, std::size_t* float_ou
   mo.b = o.b;
   mo.dump_b = o.dump_b;
   mo.per_channel = channel_breakdown(o);
+  mo.threads = model::checked_thread_count(o.threads, "--threads");
   ProgressBar progress("diff", graph.nodes.size());
   mo.progress = [&](std::size_t i, const std::string& label) { progress.update(i, label); };
   *report = model::diff_model(graph, model_inputs(graph, o.input, o.seed), mo, float_outputs);
@@ -358,6 +360,10 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions* o) {
   sub->add_option("--svg-propagation", o->svg_propagation,
                   "Write the propagation curve (% differing and MAE per layer) as SVG")
       ->type_name("FILE");
+  sub->add_option("--threads", o->threads,
+                  "With --model: threads for the convolutions and fully connected layers (1..64, default 1; "
+                  "the same bits as 1)")
+      ->type_name("N");
   sub->add_flag("--per-channel", o->per_channel,
                 "Per-channel breakdown (last axis): a table per differing layer, and in the JSON");
   sub->add_option("--html", o->html,
@@ -405,6 +411,8 @@ int run_diff(const DiffOptions& options) {
       throw ToolError("give --model FILE --a A --b B, --stack FILE --a A --b B, or --dump-a A --dump-b B");
     }
     const std::vector<DriftGate> gates = parse_drift_gates(options.fail_on, "--fail-on");
+    model::checked_thread_count(options.threads, "--threads");
+    if (!model_mode && options.threads != 1) throw ToolError("--threads applies to --model only");
     if (!model_mode && (!options.model_explorer.empty() || !options.model_explorer_metric.empty())) {
       throw ToolError(fmt::format("{} applies to --model only (node data for a model's graph; {} have no Model "
                                   "Explorer graph)",

@@ -121,7 +121,8 @@ int run_model_command(const RunOptions& o, Engine engine) {
   const model::Graph graph = load_model(o.model);
   const std::vector<model::System> systems = model::resolve_node_map(map, graph, "--preset");
   const std::vector<Tensor> inputs = model_inputs(graph, o.input, o.seed);
-  model::Runner runner(graph, systems, engine == Engine::kFast ? model::Engine::kFast : model::Engine::kReference);
+  model::Runner runner(graph, systems, engine == Engine::kFast ? model::Engine::kFast : model::Engine::kReference,
+                       model::checked_thread_count(o.threads, "--threads"));
   runner.run(inputs);
   OutputFiles files;
   if (!o.all_outputs.empty()) {
@@ -171,6 +172,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions* o) {
                   "With --stack: every layer's output as DIR/<index>_<name>.npy; with --model: every "
                   "tensor as DIR/<tensor name>.npy (DIR is created)")
       ->type_name("DIR");
+  sub->add_option("--threads", o->threads,
+                  "With --model: threads for the convolutions and fully connected layers (1..64, default 1; "
+                  "the same bits as 1)")
+      ->type_name("N");
   sub->add_flag("--reference", o->reference,
                 "Use the library's header-only reference kernels instead of the fast paths (same bits)");
   sub->footer(
@@ -186,6 +191,8 @@ int run_run(const RunOptions& options) {
   try {
     const Engine engine = options.reference ? Engine::kReference : Engine::kFast;
     if (!options.model.empty()) return run_model_command(options, engine);
+    model::checked_thread_count(options.threads, "--threads");
+    if (options.threads != 1) throw ToolError("--threads applies to --model only");
     if (!options.stack.empty()) return run_stack_command(options, engine);
     if (options.op.empty()) throw ToolError("give an operation (conv2d, depthwise_conv2d, fully_connected) or --stack");
     return run_single(options, engine);

@@ -77,6 +77,7 @@ struct RunOptions {
   std::string output;
   std::string all_outputs;
   bool reference = false;
+  long long threads = 1;  ///< --model: Runner threads (1..64)
 };
 CLI::App* add_run_command(CLI::App& app, RunOptions* options);
 int run_run(const RunOptions& options);
@@ -125,6 +126,7 @@ struct DiffOptions {
   std::string html;                   ///< the self-contained HTML report (html_report.h)
   std::string model_explorer;         ///< --model: per-op node data for Model Explorer
   std::string model_explorer_metric;  ///< its metric ([iso.|acc.]METRIC); empty: the default
+  long long threads = 1;              ///< --model: Runner threads (1..64)
 };
 CLI::App* add_diff_command(CLI::App& app, DiffOptions* options);
 int run_diff(const DiffOptions& options);

@@ -78,7 +78,9 @@ class Conv2DPrepared : public PreparedNode {
     }
   }
 
-  void run(std::vector<Tensor>& values) const override {
+  void run(std::vector<Tensor>& values) const override { run_on_threads(values, 1); }
+
+  void run_on_threads(std::vector<Tensor>& values, unsigned threads) const override {
     if (quant_.dynamic) quant_.load_weights(values);
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
@@ -87,7 +89,9 @@ class Conv2DPrepared : public PreparedNode {
       using O = decltype(o);
       const ConvCall<A, O> call{reinterpret_cast<const A*>(in.bytes.data()), quant_.input_zero_point, quant_.output,
                                 reinterpret_cast<O*>(out.bytes.data())};
-      if (packed_) {
+      if (packed_ && threads > 1) {
+        qparity::conv2d_threaded(*packed_, call, threads);
+      } else if (packed_) {
         qparity::conv2d(*packed_, call);
       } else {
         Conv2DProblem<A, O> p;

@@ -10,6 +10,7 @@
 #include "model/ops/conv_common.h"
 #include "model/ops/int32_accumulate.h"
 #include "qparity/fully_connected.h"
+#include "qparity/gemm.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
 
@@ -68,7 +69,9 @@ class FcPrepared : public PreparedNode {
     }
   }
 
-  void run(std::vector<Tensor>& values) const override {
+  void run(std::vector<Tensor>& values) const override { run_on_threads(values, 1); }
+
+  void run_on_threads(std::vector<Tensor>& values, unsigned threads) const override {
     if (quant_.dynamic) quant_.load_weights(values);
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
@@ -77,7 +80,12 @@ class FcPrepared : public PreparedNode {
       using O = decltype(o);
       const FullyConnectedCall<A, O> call{shape_.batch, reinterpret_cast<const A*>(in.bytes.data()),
                                           quant_.input_zero_point, quant_.output, reinterpret_cast<O*>(out.bytes.data())};
-      if (packed_) {
+      if (packed_ && threads > 1) {
+        // fully_connected() as a GEMM call, split over threads.
+        qparity::gemm_threaded(*packed_, GemmCall<A, O>{call.batch, call.input, 0, call.input_zero_point, call.output,
+                                                        call.out, 0},
+                               threads);
+      } else if (packed_) {
         qparity::fully_connected(*packed_, call);
       } else if (engine_ == Engine::kFast) {
         qparity::gemm(gemm_problem_of(fc_weights(), call), system_.preset.core, system_.preset.accumulator);
