@@ -55,6 +55,7 @@ inline constexpr std::size_t kBatchMatMulMaxBatches = std::size_t{1} << 32;
 /// The geometry of lhs x rhs (shapes as stored). Throws InvalidArgument naming the rule broken: a
 /// rank outside 2..5, batch dimensions that neither agree nor are 1, K that differs or is 0, more
 /// than 2^32 output batches.
+QPARITY_MAY_THROW
 inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>& lhs,
                                                  const std::vector<std::size_t>& rhs, bool adj_x, bool adj_y) {
   auto text = [](const std::vector<std::size_t>& s) {
@@ -63,8 +64,8 @@ inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>&
     return t + "]";
   };
   if (lhs.size() < 2 || lhs.size() > kBatchMatMulMaxRank || rhs.size() < 2 || rhs.size() > kBatchMatMulMaxRank) {
-    throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
-                          "; allowed: ranks 2 to 5");
+    QPARITY_THROW(InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
+                          "; allowed: ranks 2 to 5"));
   }
   BatchMatMulGeometry g;
   g.adj_x = adj_x;
@@ -75,11 +76,11 @@ inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>&
   const std::size_t rk = adj_y ? rhs[rr - 1] : rhs[rr - 2];
   g.n = adj_y ? rhs[rr - 2] : rhs[rr - 1];
   if (g.k == 0) {
-    throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) + " have K = 0; allowed: K >= 1");
+    QPARITY_THROW(InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) + " have K = 0; allowed: K >= 1"));
   }
   if (rk != g.k) {
-    throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " has K = " + std::to_string(g.k) + ", rhs " + text(rhs) +
-                          " K = " + std::to_string(rk) + "; allowed: the same K");
+    QPARITY_THROW(InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " has K = " + std::to_string(g.k) + ", rhs " + text(rhs) +
+                          " K = " + std::to_string(rk) + "; allowed: the same K"));
   }
   // Batch dimensions, padded with leading 1s to three (rank 5 less the matrix's two).
   std::size_t(&lb)[3] = g.lhs_dims;
@@ -89,8 +90,8 @@ inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>&
   for (std::size_t i = 0; i + 2 < rr; ++i) rb[3 - (rr - 2) + i] = rhs[i];
   for (int d = 0; d < 3; ++d) {
     if (lb[d] != rb[d] && lb[d] != 1 && rb[d] != 1) {
-      throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
-                            " have batch dimensions that differ and neither is 1; allowed: equal, or 1 (broadcast)");
+      QPARITY_THROW(InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
+                            " have batch dimensions that differ and neither is 1; allowed: equal, or 1 (broadcast)"));
     }
     ob[d] = lb[d] == 1 ? rb[d] : lb[d];
   }
@@ -103,8 +104,8 @@ inline BatchMatMulGeometry batch_matmul_geometry(const std::vector<std::size_t>&
   std::size_t batches = 1;
   for (int d = 0; d < 3; ++d) {
     if (ob[d] != 0 && batches > kBatchMatMulMaxBatches / ob[d]) {
-      throw InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
-                            " broadcast to more than 2^32 batches; allowed: at most 2^32");
+      QPARITY_THROW(InvalidArgument("BATCH_MATMUL: lhs " + text(lhs) + " and rhs " + text(rhs) +
+                            " broadcast to more than 2^32 batches; allowed: at most 2^32"));
     }
     batches *= ob[d];
   }

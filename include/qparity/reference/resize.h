@@ -153,19 +153,19 @@ inline std::vector<ResizeAxisTap> bilinear_axis(ResizeBilinearVariant v, std::si
         std::int64_t p = static_cast<std::int64_t>(i) * s10;
         if (half_pixel_centers) p += s10 / 2 - 512;
         if (p > 2147483647 - 1023) {
-          throw InvalidArgument(std::string("resize: ") + axis + " position " + std::to_string(p) +
+          QPARITY_THROW(InvalidArgument(std::string("resize: ") + axis + " position " + std::to_string(p) +
                                 " does not fit TFLite's int32 arithmetic; allowed: output size * 1024 * input "
-                                "size / output size below 2^31");
+                                "size / output size below 2^31"));
         }
         const auto p32 = static_cast<std::int32_t>(p);
         ResizeAxisTap t;
         t.lo = std::max<std::int32_t>(p32 / 1024, 0);
         t.hi = std::min<std::int32_t>((p32 + 1023) / 1024, last);
         if (t.lo > last) {
-          throw InvalidArgument(std::string("resize: ") + axis + " output index " + std::to_string(i) +
+          QPARITY_THROW(InvalidArgument(std::string("resize: ") + axis + " output index " + std::to_string(i) +
                                 " maps to input index " + std::to_string(t.lo) + " of " + std::to_string(in) +
                                 " in TFLite's 10-bit integer kernel, which would read outside the input; allowed: "
-                                "upsampling where (out - 1) * round(1024 * in / out) < 1024 * in");
+                                "upsampling where (out - 1) * round(1024 * in / out) < 1024 * in"));
         }
         t.weight_int = p32 - 1024 * t.lo;
         taps[i] = t;
@@ -183,8 +183,8 @@ inline std::vector<ResizeAxisTap> bilinear_axis(ResizeBilinearVariant v, std::si
         t.lo = std::max<std::int32_t>(static_cast<std::int32_t>(std::floor(p)), 0);
         t.hi = std::min<std::int32_t>(static_cast<std::int32_t>(std::ceil(p)), last);
         if (t.lo > last) {
-          throw InvalidArgument(std::string("resize: ") + axis + " output index " + std::to_string(i) +
-                                " maps past the input in TFLite's float kernel");
+          QPARITY_THROW(InvalidArgument(std::string("resize: ") + axis + " output index " + std::to_string(i) +
+                                " maps past the input in TFLite's float kernel"));
         }
         t.weight_float = p - static_cast<float>(t.lo);
         taps[i] = t;
@@ -192,7 +192,7 @@ inline std::vector<ResizeAxisTap> bilinear_axis(ResizeBilinearVariant v, std::si
       break;
     }
     case ResizeBilinearVariant::kOnnxRuntime:
-      throw InvalidArgument("resize: ONNX Runtime's taps come from ort_bilinear_axis");
+      QPARITY_THROW(InvalidArgument("resize: ONNX Runtime's taps come from ort_bilinear_axis"));
     case ResizeBilinearVariant::kXnnpackQ11: {
       const std::int32_t adj = align_corners && out != 1 ? 1 : 0;
       const float scale = static_cast<float>(static_cast<std::int32_t>(in) - adj) /
@@ -331,12 +331,12 @@ float ort_blend(const V* r0, const V* r1, std::size_t c0, std::size_t c1, const 
 /// the plain node at graph optimization levels all and disabled, the QDQ group at both (ORT does not
 /// fuse it). Output sizes come from `g` (the `sizes` form: scale = out / in in float32).
 template <class T>
-std::vector<T> ort_resize_bilinear(const std::vector<T>& x, const ResizeGeometry& g, OnnxCoordinateMode mode,
+QPARITY_MAY_THROW std::vector<T> ort_resize_bilinear(const std::vector<T>& x, const ResizeGeometry& g, OnnxCoordinateMode mode,
                                    const TensorQuant* qdq = nullptr) {
   static_assert(kIsQuant8<T>, "ort_resize_bilinear: int8 or uint8");
   if (x.size() != g.batches * g.in_h * g.in_w * g.channels || g.in_h == 0 || g.in_w == 0 || g.out_h == 0 ||
       g.out_w == 0) {
-    throw InvalidArgument("ort_resize_bilinear: input size does not match the geometry, or an empty side");
+    QPARITY_THROW(InvalidArgument("ort_resize_bilinear: input size does not match the geometry, or an empty side"));
   }
   const std::vector<detail::OrtAxisTap> ty = detail::ort_bilinear_axis(g.in_h, g.out_h, mode);
   const std::vector<detail::OrtAxisTap> tx = detail::ort_bilinear_axis(g.in_w, g.out_w, mode);
@@ -394,11 +394,11 @@ QPARITY_MAY_THROW std::vector<T> resize_bilinear(const std::vector<T>& x, const 
                                                   ResizeBilinearVariant variant) {
   static_assert(kIsQuant8<T>, "resize_bilinear: int8 or uint8");
   if (g.align_corners && g.half_pixel_centers) {
-    throw InvalidArgument("resize_bilinear: align_corners and half_pixel_centers together");
+    QPARITY_THROW(InvalidArgument("resize_bilinear: align_corners and half_pixel_centers together"));
   }
   if (x.size() != g.batches * g.in_h * g.in_w * g.channels || g.in_h == 0 || g.in_w == 0 || g.out_h == 0 ||
       g.out_w == 0) {
-    throw InvalidArgument("resize_bilinear: input size does not match the geometry, or an empty side");
+    QPARITY_THROW(InvalidArgument("resize_bilinear: input size does not match the geometry, or an empty side"));
   }
   if (variant == ResizeBilinearVariant::kOnnxRuntime) {
     return ort_resize_bilinear(x, g, onnx_mode_of(g));
@@ -479,7 +479,7 @@ QPARITY_MAY_THROW std::vector<T> resize_nearest(const std::vector<T>& x, const R
                                                  ResizeNearestVariant variant) {
   if (x.size() != g.batches * g.in_h * g.in_w * g.channels || g.in_h == 0 || g.in_w == 0 || g.out_h == 0 ||
       g.out_w == 0) {
-    throw InvalidArgument("resize_nearest: input size does not match the geometry, or an empty side");
+    QPARITY_THROW(InvalidArgument("resize_nearest: input size does not match the geometry, or an empty side"));
   }
   return detail::gather_nhwc(x, g, nearest_axis(variant, g.in_h, g.out_h, g.align_corners, g.half_pixel_centers),
                              nearest_axis(variant, g.in_w, g.out_w, g.align_corners, g.half_pixel_centers));
@@ -519,11 +519,11 @@ inline std::vector<std::size_t> ort_nearest_axis(std::size_t in, std::size_t out
 /// each output copies the input element at the indices of ort_nearest_axis. *Measured* (ONNX
 /// Runtime 1.30, tests/onnx/oracle_onnx_resize_test.cc), levels all and disabled.
 template <class T>
-std::vector<T> ort_resize_nearest(const std::vector<T>& x, const ResizeGeometry& g, OnnxCoordinateMode mode,
+QPARITY_MAY_THROW std::vector<T> ort_resize_nearest(const std::vector<T>& x, const ResizeGeometry& g, OnnxCoordinateMode mode,
                                   OnnxNearestMode nearest) {
   if (x.size() != g.batches * g.in_h * g.in_w * g.channels || g.in_h == 0 || g.in_w == 0 || g.out_h == 0 ||
       g.out_w == 0) {
-    throw InvalidArgument("ort_resize_nearest: input size does not match the geometry, or an empty side");
+    QPARITY_THROW(InvalidArgument("ort_resize_nearest: input size does not match the geometry, or an empty side"));
   }
   return detail::gather_nhwc(x, g, ort_nearest_axis(g.in_h, g.out_h, mode, nearest),
                              ort_nearest_axis(g.in_w, g.out_w, mode, nearest));
