@@ -17,9 +17,9 @@
 // reader: onnx/<model>/<profile>/whole (qparity's graph runner, one thread),
 // onnx/<model>/<profile>/threads:2 (the runner on two threads: Runner(..., threads = 2), whose
 // convolutions and fully connected layers split over the library's tile pool; not for the int8
-// QDQ model, whose float32 convolutions have no threaded form), onnx/<model>/ort-cpu/op/<OP> (the nodes of one op
-// kind, run_node, the median over 5 runs
-// of their summed time: where the time goes), and ort/<model>/threads:<N> (onnxruntime-node on the
+// QDQ model, whose float32 convolutions have no threaded form), onnx/<model>/ort-cpu/op/<OP> (the
+// nodes of one op kind, run_node, the median over 5 runs of their summed time: where the time
+// goes), and ort/<model>/threads:<N> (onnxruntime-node on the
 // same model bytes and input, graph optimization level all, intra_op_num_threads N, the median of
 // 20 runs after a warm-up; manual time). The int8 QDQ ResNet-18 runs 12 of its 21 convolutions in
 // float32 under ort-cpu (as ORT does; the other 9 sit between single-consumer Q -> DQ pairs, which
