@@ -170,7 +170,13 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   }
   b.initializer("b", w);
   const std::vector<float> bs = s.per_column ? spread_scales(rng, s.b_scale, s.n) : std::vector<float>{s.b_scale};
-  const std::string af = dq(b, "a", s.a, {s.a_scale}, {s.a_zp});
+  std::string af = dq(b, "a", s.a, {s.a_scale}, {s.a_zp});
+  if (spec.single_consumer_pairs) {  // a -> MaxPool 1x1 group -> aq, read by the MatMul's DequantizeLinear only
+    onnx::NodeProto& pool = b.node("MaxPool", {af}, {"a_pool"});
+    OnnxBuilder::ints(pool, "kernel_shape", {1, 1});
+    q(b, "a_pool", "aq", s.a, s.a_scale, s.a_zp);
+    af = dq(b, "aq", s.a, {s.a_scale}, {s.a_zp});
+  }
   const std::string bf = dq(b, "b", s.b, bs, std::vector<std::int64_t>(bs.size(), s.b_zp), spec.gemm ? 0 : 1);
   if (spec.gemm) {
     b.initializer("C", random_tensor(rng, DType::kInt32, {s.n}, -300, 300));
@@ -185,12 +191,19 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   } else {
     b.node("MatMul", {af, bf}, {"mm"});
   }
-  q(b, "mm", "y", s.a, s.y_scale, s.y_zp);
+  if (spec.single_consumer_pairs) {  // yq, read by one DequantizeLinear -> Flatten group -> y
+    q(b, "mm", "yq", s.a, s.y_scale, s.y_zp);
+    b.node("Flatten", {dq(b, "yq", s.a, {s.y_scale}, {s.y_zp})}, {"y_flat"});
+    q(b, "y_flat", "y", s.a, s.y_scale, s.y_zp);
+  } else {
+    q(b, "mm", "y", s.a, s.y_scale, s.y_zp);
+  }
   BuiltOnnx out;
   out.label =
       fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? "Gemm" : "MatMul", qparity::cli::to_string(s.a),
                   qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
                   s.per_column ? "per-column" : "per-tensor", spec.cancelling ? " cancelling" : "", s.seed);
+  if (spec.single_consumer_pairs) out.label += " between single-consumer Q -> DQ pairs";
   out.bytes = b.bytes();
   Tensor a = random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a));
   if (spec.cancelling) {

@@ -36,6 +36,9 @@ struct QdqMatMulSpec {
   /// Gemm (transB 1: B stored [n, K], per axis 0) with an int32 bias C through DequantizeLinear
   /// instead of MatMul.
   bool gemm = false;
+  /// As QdqConvSpec::single_consumer_pairs (a MaxPool 1x1 group before, a Flatten group after; a
+  /// must be 4-D): ONNX Runtime fuses the int8 MatMul group too.
+  bool single_consumer_pairs = false;
 };
 
 /// a -> DequantizeLinear -> MatMul (b constant through DequantizeLinear, per axis 1 when per_column)

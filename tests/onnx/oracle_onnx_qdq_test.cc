@@ -35,7 +35,7 @@ struct QdqCase {
   std::string op;  ///< tally row
   BuiltOnnx model;
   bool parts = false;       ///< built to part the float32 and the QLinear arithmetic: the contrast must differ
-  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul; Conv between single-consumer pairs)
+  bool fused_int8 = false;  ///< ORT fuses the int8 group too at level all (Add, Mul; Conv, MatMul between single-consumer pairs)
 };
 
 
@@ -283,7 +283,16 @@ TEST(OnnxQdqOracle, MatMulBitExact) {
       s.cancelling = true;
       s.mm.seed = seed++;
       cases.push_back({"QDQ MatMul " + t + " cancelling", qdq_matmul_model(s), true});
-      if (rows > 1) {  // Gemm (transB 1, bias C): fused into QGemm at level all for both types
+      if (rows > 1) {
+        // Between single-consumer Q -> DQ pairs (a [1, 1, rows, K] for the MaxPool group): ORT makes
+        // the int8 pairs uint8 and fuses the int8 MatMul group too.
+        QdqMatMulSpec p = s;
+        p.single_consumer_pairs = true;
+        p.mm.a_shape = {1, 1, rows, k};
+        p.mm.seed = seed++;
+        cases.push_back({"QDQ MatMul " + t + " cancelling, single-consumer pairs", qdq_matmul_model(p), true,
+                         /*fused_int8=*/true});
+        // Gemm (transB 1, bias C): fused into QGemm at level all for both types
         s.gemm = true;
         s.mm.seed = seed++;
         cases.push_back({"QDQ Gemm " + t + " cancelling", qdq_matmul_model(s), true, /*fused_int8=*/true});

@@ -71,9 +71,9 @@ struct Node {
   /// Read from an ONNX DequantizeLinear -> operator -> QuantizeLinear group (not a QLinear
   /// operator): ONNX Runtime runs such a group in float32 where it does not fuse it (system.cc).
   bool onnx_qdq = false;
-  /// An onnx_qdq Conv group whose activations ONNX Runtime (x86, optimization level extended and
+  /// An onnx_qdq Conv or MatMul group whose activations ONNX Runtime (x86, optimization level extended and
   /// above) sees as uint8 on both sides: uint8 in the file, or int8 QuantizeLinear -> DequantizeLinear
-  /// pairs its QDQS8ToU8Transformer turns into uint8. Only such Conv groups are fused there
+  /// pairs its QDQS8ToU8Transformer turns into uint8. Only such Conv and MatMul groups are fused there
   /// (system.cc ort_fuses_qdq; docs/semantics.md §22.5).
   bool ort_uint8_group = false;
 

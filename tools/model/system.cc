@@ -180,8 +180,8 @@ namespace {
 /// node was read from into its QLinear operator (measured, docs/semantics.md §22.5): Add, Mul and
 /// Gemm and GlobalAveragePool always (QLinearAdd / QLinearMul / QGemm / QLinearGlobalAveragePool), Conv
 /// with uint8 activations in and out as ORT sees them (Node::ort_uint8_group: int8 Q -> DQ pairs with
-/// one consumer become uint8 first), MatMul with uint8 activations only (on x86 its QDQ selectors
-/// leave int8 ones to the float kernels);
+/// one consumer become uint8 first), MatMul likewise (uint8 activations in and out as ORT sees them;
+/// its x86 QDQ selectors leave other int8 ones to the float kernels);
 /// Sigmoid, LeakyRelu and Softmax of both types (QLinearSigmoid / QLinearLeakyRelu / QLinearSoftmax:
 /// ORT's optimized model, §22.7, §22.8); AveragePool of both types (QLinearAveragePool). The other
 /// groups compute the same bits either way.
@@ -205,6 +205,8 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
   // Conv groups: uint8 activations in and out as ORT's Conv selector sees them, int8 pairs with a
   // single consumer turned uint8 (measured on ResNet-18: its second convolution of each block).
   if (n.op == OpKind::kConv2D || n.op == OpKind::kDepthwiseConv2D) return n.ort_uint8_group;
+  // MatMul groups likewise (measured: an int8 MatMul between single-consumer pairs is fused).
+  if (n.op == OpKind::kFullyConnected && n.ort_uint8_group) return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&
          g.tensors[static_cast<std::size_t>(n.inputs[0])].dtype == cli::DType::kUint8;
 }

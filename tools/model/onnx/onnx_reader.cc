@@ -170,6 +170,10 @@ class Importer {
   // and feeds exactly one node, a DequantizeLinear whose zero point (0 when omitted) is the same
   // one-element int8 constant (docs/semantics.md §22.5).
   bool ort_converts_to_uint8(const std::string& value) const;
+  // Whether ONNX Runtime sees graph tensor `tensor` (ONNX value `value`) as uint8: it is uint8, or an
+  // int8 value between a pair ort_converts_to_uint8 makes uint8. Its Conv and MatMul selectors on x86
+  // fuse a group only when both activations are uint8 this way.
+  bool ort_sees_uint8(int tensor, const std::string& value) const;
   // A zero point's name: input i of a Q/DQ node, or a made-up constant 0 of `dtype`.
   std::string zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value);
   const Dequantized& dequantized(const onnx::NodeProto& node, int i, const std::string& label) const;
@@ -1695,6 +1699,11 @@ const Importer::Dequantized& Importer::dequantized(const onnx::NodeProto& node, 
   return it->second;
 }
 
+bool Importer::ort_sees_uint8(int tensor, const std::string& value) const {
+  const DType t = g_.tensors[static_cast<std::size_t>(tensor)].dtype;
+  return t == DType::kUint8 || (t == DType::kInt8 && ort_converts_to_uint8(value));
+}
+
 bool Importer::ort_converts_to_uint8(const std::string& value) const {
   // A one-element int8 constant zero point at input 2 of `n` (0 when omitted and allowed).
   auto int8_zero_point = [&](const onnx::NodeProto& n, bool may_omit, std::int64_t* zp) {
@@ -1882,12 +1891,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     // ONNX Runtime on x86 fuses a Conv group only with uint8 activations on both sides, as its
     // selectors see them after QDQS8ToU8Transformer made int8 pairs uint8 (docs/semantics.md §22.5).
     Node& n = g_.nodes.back();
-    auto as_ort_sees = [&](int tensor, const std::string& value) {
-      const DType t = g_.tensors[static_cast<std::size_t>(tensor)].dtype;
-      return t == DType::kInt8 && ort_converts_to_uint8(value) ? DType::kUint8 : t;
-    };
-    n.ort_uint8_group = as_ort_sees(n.inputs[0], x.value) == DType::kUint8 &&
-                        as_ort_sees(n.outputs[0], q->output(0)) == DType::kUint8;
+    n.ort_uint8_group = ort_sees_uint8(n.inputs[0], x.value) && ort_sees_uint8(n.outputs[0], q->output(0));
   } else if (op == "MatMul") {
     if (node.input_size() != 2) fail(fmt::format("{}: allowed: A and B", label));
     const Dequantized& a = dequantized(node, 0, label);
@@ -1900,6 +1904,11 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     f.add_input(y_scale);
     f.add_input(y_zp);
     read_qlinear_matmul(f, label);
+    // As for Conv: ONNX Runtime's MatMul selector on x86 fuses only uint8 activations in and out, as
+    // it sees them after QDQS8ToU8Transformer (measured: an int8 MatMul group between single-consumer
+    // pairs is fused at level all; docs/semantics.md §22.5).
+    Node& n = g_.nodes.back();
+    n.ort_uint8_group = ort_sees_uint8(n.inputs[0], a.value) && ort_sees_uint8(n.outputs[0], q->output(0));
   } else if (op == "Gemm") {
     // Y = A * B' + C (transA 0, alpha and beta 1): FULLY_CONNECTED with a bias (zeros without C, so
     // that the node says it came from Gemm: ORT fuses Gemm groups of both types, system.cc).
