@@ -194,6 +194,9 @@ class Importer {
   };
   InOutQuantization in_out_quantization(const onnx::NodeProto& node, const std::string& label, const char* x,
                                         const char* y) const;
+  // in_out_quantization of inputs "X" and "Y" that must have one type (QLinearSigmoid, QLinearLeakyRelu,
+  // QLinearSoftmax): another pair is refused naming both types.
+  InOutQuantization one_type_in_out_quantization(const onnx::NodeProto& node, const std::string& label) const;
   // The activation `value` as a qparity tensor in NHWC (nhwc) or ONNX layout, with its
   // quantization set (or checked against the one an earlier node gave it).
   int activation(const std::string& value, DType dtype, const Quantization& q, bool nhwc, const std::string& label);
@@ -392,6 +395,15 @@ std::vector<std::int64_t> Importer::zero_points(const onnx::NodeProto& node, int
   std::vector<std::int64_t> out(n);
   for (std::size_t k = 0; k < n; ++k) out[k] = t.integer_at(k);
   return out;
+}
+
+Importer::InOutQuantization Importer::one_type_in_out_quantization(const onnx::NodeProto& node,
+                                                                   const std::string& label) const {
+  const InOutQuantization q = in_out_quantization(node, label, "X", "Y");
+  if (q.x_type != q.y_type) {
+    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(q.x_type), cli::to_string(q.y_type)));
+  }
+  return q;
 }
 
 Importer::InOutQuantization Importer::in_out_quantization(const onnx::NodeProto& node, const std::string& label,
@@ -1084,10 +1096,7 @@ void Importer::read_qlinear_lookup(const onnx::NodeProto& node, const std::strin
     }
     options->alpha = a->f();
   }
-  const InOutQuantization q = in_out_quantization(node, label, "X", "Y");
-  if (q.x_type != q.y_type) {
-    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(q.x_type), cli::to_string(q.y_type)));
-  }
+  const InOutQuantization q = one_type_in_out_quantization(node, label);
   const auto vx = values_.find(node.input(0));
   const bool nhwc = vx != values_.end() && vx->second.onnx < 0;  // x exists only in NHWC
   const int x = activation(node.input(0), q.x_type, q.x, nhwc, label);
@@ -1118,10 +1127,7 @@ void Importer::read_qlinear_softmax(const onnx::NodeProto& node, const std::stri
       fail(fmt::format("{}: attribute axis must be an int", label));
     axis = a->i();
   }
-  const InOutQuantization q = in_out_quantization(node, label, "X", "Y");
-  if (q.x_type != q.y_type) {
-    fail(fmt::format("{}: X is {}, Y {}; allowed: one type", label, cli::to_string(q.x_type), cli::to_string(q.y_type)));
-  }
+  const InOutQuantization q = one_type_in_out_quantization(node, label);
   const int x = activation(node.input(0), q.x_type, q.x, /*nhwc=*/false, label);
   const auto rank = static_cast<std::int64_t>(g_.tensors[static_cast<std::size_t>(x)].shape.size());
   if (rank == 0 || (axis != rank - 1 && axis != -1)) {
