@@ -194,6 +194,9 @@ class Importer {
   };
   InOutQuantization in_out_quantization(const onnx::NodeProto& node, const std::string& label, const char* x,
                                         const char* y) const;
+  // A BATCH_MATMUL operand in ONNX's layout: a constant `value` as a constant tensor of `type` and
+  // quantization `q` (its data as stored), else the activation.
+  int matmul_operand(const std::string& value, DType type, const Quantization& q, const std::string& label);
   // in_out_quantization of inputs "X" and "Y" that must have one type (QLinearSigmoid, QLinearLeakyRelu,
   // QLinearSoftmax): another pair is refused naming both types.
   InOutQuantization one_type_in_out_quantization(const onnx::NodeProto& node, const std::string& label) const;
@@ -395,6 +398,19 @@ std::vector<std::int64_t> Importer::zero_points(const onnx::NodeProto& node, int
   std::vector<std::int64_t> out(n);
   for (std::size_t k = 0; k < n; ++k) out[k] = t.integer_at(k);
   return out;
+}
+
+int Importer::matmul_operand(const std::string& value, DType type, const Quantization& q, const std::string& label) {
+  const auto c = constants_.find(value);
+  if (c == constants_.end()) return activation(value, type, q, /*nhwc=*/false, label);
+  TensorDef d;
+  d.name = value;
+  d.dtype = type;
+  d.shape = c->second.shape;
+  d.quant = q;
+  d.data = c->second;
+  g_.tensors.push_back(std::move(d));
+  return static_cast<int>(g_.tensors.size()) - 1;
 }
 
 Importer::InOutQuantization Importer::one_type_in_out_quantization(const onnx::NodeProto& node,
@@ -772,23 +788,11 @@ void Importer::read_qlinear_batch_matmul(const onnx::NodeProto& node, const std:
   yq.scales = scales(node, 6, label, "y_scale", 0);
   yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
-  int b = -1;
-  if (const auto c = constants_.find(node.input(3)); c != constants_.end()) {
-    if (c->second.dtype != b_type) {
-      fail(fmt::format("{}: b '{}' is {}, b_zero_point {}; allowed: the same type", label, node.input(3),
-                       cli::to_string(c->second.dtype), cli::to_string(b_type)));
-    }
-    TensorDef bd;
-    bd.name = node.input(3);
-    bd.dtype = b_type;
-    bd.shape = c->second.shape;
-    bd.quant = bq;
-    bd.data = c->second;
-    g_.tensors.push_back(std::move(bd));
-    b = static_cast<int>(g_.tensors.size()) - 1;
-  } else {
-    b = activation(node.input(3), b_type, bq, /*nhwc=*/false, label);
+  if (const auto c = constants_.find(node.input(3)); c != constants_.end() && c->second.dtype != b_type) {
+    fail(fmt::format("{}: b '{}' is {}, b_zero_point {}; allowed: the same type", label, node.input(3),
+                     cli::to_string(c->second.dtype), cli::to_string(b_type)));
   }
+  const int b = matmul_operand(node.input(3), b_type, bq, label);
   const int y = output_tensor(node.output(0), y_type, yq, /*nhwc=*/false, label);
   Node n;
   n.op = OpKind::kBatchMatMul;
@@ -896,19 +900,7 @@ void Importer::read_matmul_integer_batched(const onnx::NodeProto& node, const st
     }
   }
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
-  int b = -1;
-  if (const auto c = constants_.find(node.input(1)); c != constants_.end()) {
-    TensorDef bd;
-    bd.name = node.input(1);
-    bd.dtype = b_type;
-    bd.shape = c->second.shape;
-    bd.quant = bq;
-    bd.data = c->second;
-    g_.tensors.push_back(std::move(bd));
-    b = static_cast<int>(g_.tensors.size()) - 1;
-  } else {
-    b = activation(node.input(1), b_type, bq, /*nhwc=*/false, label);
-  }
+  const int b = matmul_operand(node.input(1), b_type, bq, label);
   const int y = output_tensor(node.output(0), DType::kInt32, Quantization{}, /*nhwc=*/false, label);
   Node n;
   n.op = OpKind::kBatchMatMul;
