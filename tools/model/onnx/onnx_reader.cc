@@ -192,6 +192,10 @@ class Importer {
     DType x_type{}, y_type{};
     Quantization x, y;
   };
+  // A per-tensor or per-axis quantization from node inputs i (`<name>_scale`) and i + 1
+  // (`<name>_zero_point`), both constants; *dtype becomes the zero point's type.
+  Quantization quantization(const onnx::NodeProto& node, int i, const std::string& label, const std::string& name,
+                            std::size_t per_axis, DType* dtype) const;
   InOutQuantization in_out_quantization(const onnx::NodeProto& node, const std::string& label, const char* x,
                                         const char* y) const;
   // A BATCH_MATMUL operand in ONNX's layout: a constant `value` as a constant tensor of `type` and
@@ -422,13 +426,19 @@ Importer::InOutQuantization Importer::one_type_in_out_quantization(const onnx::N
   return q;
 }
 
+Quantization Importer::quantization(const onnx::NodeProto& node, int i, const std::string& label,
+                                  const std::string& name, std::size_t per_axis, DType* dtype) const {
+  Quantization q;
+  q.scales = scales(node, i, label, (name + "_scale").c_str(), per_axis);
+  q.zero_points = zero_points(node, i + 1, label, (name + "_zero_point").c_str(), per_axis, dtype);
+  return q;
+}
+
 Importer::InOutQuantization Importer::in_out_quantization(const onnx::NodeProto& node, const std::string& label,
                                                           const char* x, const char* y) const {
   InOutQuantization q;
-  q.x.scales = scales(node, 1, label, fmt::format("{}_scale", x).c_str(), 0);
-  q.x.zero_points = zero_points(node, 2, label, fmt::format("{}_zero_point", x).c_str(), 0, &q.x_type);
-  q.y.scales = scales(node, 3, label, fmt::format("{}_scale", y).c_str(), 0);
-  q.y.zero_points = zero_points(node, 4, label, fmt::format("{}_zero_point", y).c_str(), 0, &q.y_type);
+  q.x = quantization(node, 1, label, x, 0, &q.x_type);
+  q.y = quantization(node, 3, label, y, 0, &q.y_type);
   return q;
 }
 
@@ -563,12 +573,9 @@ void Importer::read_qlinear_conv(const onnx::NodeProto& node, const std::string&
     fail(fmt::format("{}: w '{}' has an empty dimension", label, node.input(3)));
   DType x_type{}, w_type{}, y_type{};
   Quantization xq, yq, wq;
-  xq.scales = scales(node, 1, label, "x_scale", 0);
-  xq.zero_points = zero_points(node, 2, label, "x_zero_point", 0, &x_type);
-  wq.scales = scales(node, 4, label, "w_scale", m);
-  wq.zero_points = zero_points(node, 5, label, "w_zero_point", m, &w_type);
-  yq.scales = scales(node, 6, label, "y_scale", 0);
-  yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
+  xq = quantization(node, 1, label, "x", 0, &x_type);
+  wq = quantization(node, 4, label, "w", m, &w_type);
+  yq = quantization(node, 6, label, "y", 0, &y_type);
   if (w.dtype != w_type) {
     fail(fmt::format("{}: w '{}' is {}, w_zero_point {}; allowed: the same type", label, node.input(3),
                      cli::to_string(w.dtype), cli::to_string(w_type)));
@@ -721,12 +728,9 @@ void Importer::read_qlinear_matmul(const onnx::NodeProto& node, const std::strin
   const std::size_t k = b.shape[0], nn = b.shape[1];
   DType a_type{}, b_type{}, y_type{};
   Quantization aq, bq, yq;
-  aq.scales = scales(node, 1, label, "a_scale", 0);
-  aq.zero_points = zero_points(node, 2, label, "a_zero_point", 0, &a_type);
-  bq.scales = scales(node, 4, label, "b_scale", nn);
-  bq.zero_points = zero_points(node, 5, label, "b_zero_point", nn, &b_type);
-  yq.scales = scales(node, 6, label, "y_scale", 0);
-  yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
+  aq = quantization(node, 1, label, "a", 0, &a_type);
+  bq = quantization(node, 4, label, "b", nn, &b_type);
+  yq = quantization(node, 6, label, "y", 0, &y_type);
   if (b.dtype != b_type) {
     fail(fmt::format("{}: b '{}' is {}, b_zero_point {}; allowed: the same type", label, node.input(3),
                      cli::to_string(b.dtype), cli::to_string(b_type)));
@@ -781,12 +785,9 @@ void Importer::add_matmul_node(const onnx::NodeProto& node, int a, const Tensor&
 void Importer::read_qlinear_batch_matmul(const onnx::NodeProto& node, const std::string& label) {
   DType a_type{}, b_type{}, y_type{};
   Quantization aq, bq, yq;
-  aq.scales = scales(node, 1, label, "a_scale", 0);
-  aq.zero_points = zero_points(node, 2, label, "a_zero_point", 0, &a_type);
-  bq.scales = scales(node, 4, label, "b_scale", 0);
-  bq.zero_points = zero_points(node, 5, label, "b_zero_point", 0, &b_type);
-  yq.scales = scales(node, 6, label, "y_scale", 0);
-  yq.zero_points = zero_points(node, 7, label, "y_zero_point", 0, &y_type);
+  aq = quantization(node, 1, label, "a", 0, &a_type);
+  bq = quantization(node, 4, label, "b", 0, &b_type);
+  yq = quantization(node, 6, label, "y", 0, &y_type);
   const int a = activation(node.input(0), a_type, aq, /*nhwc=*/false, label);
   if (const auto c = constants_.find(node.input(3)); c != constants_.end() && c->second.dtype != b_type) {
     fail(fmt::format("{}: b '{}' is {}, b_zero_point {}; allowed: the same type", label, node.input(3),
@@ -971,12 +972,9 @@ void Importer::read_qlinear_binary(const onnx::NodeProto& node, const std::strin
   if (node.output_size() != 1) fail(fmt::format("{}: {} outputs; allowed: 1", label, node.output_size()));
   DType a_type{}, b_type{}, c_type{};
   Quantization aq, bq, cq;
-  aq.scales = scales(node, 1, label, "A_scale", 0);
-  aq.zero_points = zero_points(node, 2, label, "A_zero_point", 0, &a_type);
-  bq.scales = scales(node, 4, label, "B_scale", 0);
-  bq.zero_points = zero_points(node, 5, label, "B_zero_point", 0, &b_type);
-  cq.scales = scales(node, 6, label, "C_scale", 0);
-  cq.zero_points = zero_points(node, 7, label, "C_zero_point", 0, &c_type);
+  aq = quantization(node, 1, label, "A", 0, &a_type);
+  bq = quantization(node, 4, label, "B", 0, &b_type);
+  cq = quantization(node, 6, label, "C", 0, &c_type);
   if (a_type != b_type || a_type != c_type) {
     fail(fmt::format("{}: A, B and C are {}, {} and {}; allowed: one type", label, cli::to_string(a_type),
                      cli::to_string(b_type), cli::to_string(c_type)));
@@ -1320,8 +1318,7 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
   }
   DType y_type{};
   Quantization yq;
-  yq.scales = scales(node, 0, label, "Y_scale", 0);
-  yq.zero_points = zero_points(node, 1, label, "Y_zero_point", 0, &y_type);
+  yq = quantization(node, 0, label, "Y", 0, &y_type);
   const int count = (node.input_size() - 2) / 3;
   bool all_nhwc = true;
   for (int i = 0; i < count; ++i) {
@@ -1334,8 +1331,7 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
     const int k = 2 + 3 * i;
     DType t{};
     Quantization q;
-    q.scales = scales(node, k + 1, label, "X_scale", 0);
-    q.zero_points = zero_points(node, k + 2, label, "X_zero_point", 0, &t);
+    q = quantization(node, k + 1, label, "X", 0, &t);
     if (t != y_type) {
       fail(fmt::format("{}: input {} is {}, Y {}; allowed: one type", label, i, cli::to_string(t),
                        cli::to_string(y_type)));
