@@ -52,6 +52,26 @@ std::string activation(OnnxBuilder& b, const std::string& kind, const std::strin
   return value + "_clip";
 }
 
+// float `value` -> MaxPool 1x1 group -> `<name>q`, read by one DequantizeLinear only (whose float
+// output is returned): an int8 Q -> DQ pair ONNX Runtime on x86 makes uint8 (QDQS8ToU8Transformer).
+std::string through_single_consumer_pair(OnnxBuilder& b, const std::string& value, const std::string& name, DType t,
+                                         float scale, std::int64_t zp) {
+  onnx::NodeProto& pool = b.node("MaxPool", {value}, {name + "_pool"});
+  OnnxBuilder::ints(pool, "kernel_shape", {1, 1});
+  q(b, name + "_pool", name + "q", t, scale, zp);
+  return dq(b, name + "q", t, {scale}, {zp});
+}
+
+// QuantizeLinear of float `value` to the graph output y; with `single_consumer_pair`, through yq read
+// by one DequantizeLinear -> Flatten group -> y instead.
+void quantize_output(OnnxBuilder& b, const std::string& value, bool single_consumer_pair, DType t, float scale,
+                     std::int64_t zp) {
+  if (!single_consumer_pair) return q(b, value, "y", t, scale, zp);
+  q(b, value, "yq", t, scale, zp);
+  b.node("Flatten", {dq(b, "yq", t, {scale}, {zp})}, {"y_flat"});
+  q(b, "y_flat", "y", t, scale, zp);
+}
+
 }  // namespace
 
 BuiltOnnx qdq_conv_model(const QdqConvSpec& spec) {
@@ -82,12 +102,7 @@ BuiltOnnx qdq_conv_model(const QdqConvSpec& spec) {
   b.initializer("w", w);
   const std::vector<float> ws = s.per_channel ? spread_scales(rng, s.w_scale, s.m) : std::vector<float>{s.w_scale};
   std::string xf = dq(b, "x", s.x, {s.x_scale}, {s.x_zp});
-  if (spec.single_consumer_pairs) {  // x -> MaxPool 1x1 group -> xq, read by the Conv's DequantizeLinear only
-    onnx::NodeProto& pool = b.node("MaxPool", {xf}, {"x_pool"});
-    OnnxBuilder::ints(pool, "kernel_shape", {1, 1});
-    q(b, "x_pool", "xq", s.x, s.x_scale, s.x_zp);
-    xf = dq(b, "xq", s.x, {s.x_scale}, {s.x_zp});
-  }
+  if (spec.single_consumer_pairs) xf = through_single_consumer_pair(b, xf, "x", s.x, s.x_scale, s.x_zp);
   const std::string wf = dq(b, "w", s.w, ws, std::vector<std::int64_t>(ws.size(), s.w_zp), 0);
   std::vector<std::string> inputs{xf, wf};
   if (s.bias) {
@@ -109,13 +124,7 @@ BuiltOnnx qdq_conv_model(const QdqConvSpec& spec) {
   OnnxBuilder::ints(n, "dilations", {static_cast<std::int64_t>(s.dilation), static_cast<std::int64_t>(s.dilation)});
   OnnxBuilder::ints(n, "pads", s.pads);
   if (s.group != 1) OnnxBuilder::int_attr(n, "group", static_cast<std::int64_t>(s.group));
-  if (spec.single_consumer_pairs) {  // yq, read by one DequantizeLinear -> Flatten group -> y
-    q(b, activation(b, spec.activation, "conv"), "yq", s.x, s.y_scale, s.y_zp);
-    b.node("Flatten", {dq(b, "yq", s.x, {s.y_scale}, {s.y_zp})}, {"y_flat"});
-    q(b, "y_flat", "y", s.x, s.y_scale, s.y_zp);
-  } else {
-    q(b, activation(b, spec.activation, "conv"), "y", s.x, s.y_scale, s.y_zp);
-  }
+  quantize_output(b, activation(b, spec.activation, "conv"), spec.single_consumer_pairs, s.x, s.y_scale, s.y_zp);
   BuiltOnnx out;
   out.label =
       fmt::format("QDQ Conv {}x{} c{} m{} k{}x{} group {} stride {} {}{}{} seed {}", qparity::cli::to_string(s.x),
@@ -171,12 +180,7 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   b.initializer("b", w);
   const std::vector<float> bs = s.per_column ? spread_scales(rng, s.b_scale, s.n) : std::vector<float>{s.b_scale};
   std::string af = dq(b, "a", s.a, {s.a_scale}, {s.a_zp});
-  if (spec.single_consumer_pairs) {  // a -> MaxPool 1x1 group -> aq, read by the MatMul's DequantizeLinear only
-    onnx::NodeProto& pool = b.node("MaxPool", {af}, {"a_pool"});
-    OnnxBuilder::ints(pool, "kernel_shape", {1, 1});
-    q(b, "a_pool", "aq", s.a, s.a_scale, s.a_zp);
-    af = dq(b, "aq", s.a, {s.a_scale}, {s.a_zp});
-  }
+  if (spec.single_consumer_pairs) af = through_single_consumer_pair(b, af, "a", s.a, s.a_scale, s.a_zp);
   const std::string bf = dq(b, "b", s.b, bs, std::vector<std::int64_t>(bs.size(), s.b_zp), spec.gemm ? 0 : 1);
   if (spec.gemm) {
     b.initializer("C", random_tensor(rng, DType::kInt32, {s.n}, -300, 300));
@@ -191,13 +195,7 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   } else {
     b.node("MatMul", {af, bf}, {"mm"});
   }
-  if (spec.single_consumer_pairs) {  // yq, read by one DequantizeLinear -> Flatten group -> y
-    q(b, "mm", "yq", s.a, s.y_scale, s.y_zp);
-    b.node("Flatten", {dq(b, "yq", s.a, {s.y_scale}, {s.y_zp})}, {"y_flat"});
-    q(b, "y_flat", "y", s.a, s.y_scale, s.y_zp);
-  } else {
-    q(b, "mm", "y", s.a, s.y_scale, s.y_zp);
-  }
+  quantize_output(b, "mm", spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
   BuiltOnnx out;
   out.label =
       fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? "Gemm" : "MatMul", qparity::cli::to_string(s.a),
