@@ -169,6 +169,15 @@ bool cpu_has_vnni() {
 #endif
 }
 
+bool cpu_has_avx512f() {
+#if defined(__x86_64__) || defined(__i386__)
+  // __builtin_cpu_supports also checks that the OS saves the opmask and ZMM state.
+  return __builtin_cpu_supports("avx512f") != 0;
+#else
+  return false;
+#endif
+}
+
 namespace {
 
 /// ONNX Runtime's CPU execution provider: QLinearConv and QLinearMatMul requantize with MLAS's
@@ -218,6 +227,14 @@ System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& 
     s.preset.name = "onnxruntime-qdq-float";
     s.preset.description = "ONNX Runtime, an unfused QDQ group: dequantize, float32 operator, quantize";
     s.name = fmt::format("{} (onnxruntime, unfused QDQ in float32)", profile);
+    // The float32 Softmax sums its exponentials with MLAS's AVX512F kernel where the CPU has
+    // AVX-512F, else with the FMA3 one; the two round differently (softmax_ort.h).
+    if (n.op == OpKind::kSoftmax && !cpu_has_avx512f()) {
+      s.preset.name = "onnxruntime-qdq-float-fma3";
+      s.preset.description = "ONNX Runtime, an unfused QDQ group in float32 on a CPU without AVX-512F (MLAS's "
+                             "FMA3 sum of exponentials)";
+      s.name = fmt::format("{} (onnxruntime, unfused QDQ in float32, FMA3)", profile);
+    }
     return s;
   }
   System s = system_of_preset(find_preset("onnxruntime"));
@@ -268,7 +285,8 @@ const std::vector<Profile>& runtime_profiles() {
       ort_profile("ort-cpu-vnni", "ONNX Runtime's CPU execution provider on x86 with AVX-VNNI or AVX-512 VNNI "
                   "(exact int32 accumulation)", [] { return OrtCpu::kVnni; }),
       ort_profile("ort-cpu-unfused", "ONNX Runtime's CPU execution provider with graph optimizations disabled: "
-                  "every QDQ group in float32 (dequantize, float operator, quantize); QLinear operators as ort-cpu",
+                  "every QDQ group in float32 (dequantize, float operator, quantize; Softmax with MLAS's AVX512F or FMA3 "
+                  "kernel by the CPU's AVX-512F support); QLinear operators as ort-cpu",
                   [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }, /*fuse_qdq=*/false),
   };
   return profiles;

@@ -77,6 +77,11 @@ Profile find_profile(const std::string& name);
 /// u8 x s8 GEMMs instead of VPMADDUBSW (profile ort-cpu picks ort-cpu-vnni or ort-cpu-avx2 by it).
 bool cpu_has_vnni();
 
+/// Whether this CPU (and its OS) has AVX-512F, for which ONNX Runtime's MLAS sums a float32
+/// Softmax's exponentials with its AVX512F kernel instead of the FMA3 one (platform.cpp); profile
+/// ort-cpu-unfused gives an unfused QDQ Softmax the kernel by it (docs/semantics.md §22.8).
+bool cpu_has_avx512f();
+
 /// The system of a float precision: every op of a float32 model stores in its storage format and
 /// sums in its accumulator format.
 System system_of_float_precision(const FloatPrecision& precision);
