@@ -2007,7 +2007,8 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     f.add_input(y_zp);
     read_qlinear_lookup(f, label, op == "Sigmoid" ? OpKind::kLogistic : OpKind::kLeakyRelu);
   } else if (op == "Softmax") {
-    // ORT fuses it into QLinearSoftmax (docs/semantics.md §22.8).
+    // ORT fuses it into QLinearSoftmax at level basic and above; at level disabled it runs its float32
+    // Softmax, which ort-cpu-unfused computes (docs/semantics.md §22.8).
     if (node.input_size() != 1) fail(fmt::format("{}: allowed: one input", label));
     const Dequantized& x = dequantized(node, 0, label);
     activation_only(x, "input");
