@@ -45,6 +45,7 @@
 
 #include "model/ops/conv_common.h"
 #include "model/ops/op_variants.h"
+#include "model/ops/ort_qlinear_global_average_pool.h"
 #include "preset_params.h"
 #include "model/ops/pool2d.h"
 #include "qparity/pooling.h"
@@ -57,7 +58,11 @@ namespace {
 
 std::string pool_text(const reference::PoolWindow& w, Activation act) {
   return fmt::format("filter {}x{}, stride {}x{}, {}, {}", w.filter_h, w.filter_w, w.stride_h, w.stride_w,
-                     to_string(w.padding), activation_text(act));
+                     w.padding == Padding::kExplicit
+                         ? fmt::format("pads top {} bottom {} left {} right {}", w.pad_top, w.pad_bottom, w.pad_left,
+                                       w.pad_right)
+                         : to_string(w.padding),
+                     activation_text(act));
 }
 
 }  // namespace
@@ -114,13 +119,7 @@ const char* to_string(MlasPoolPath p) {
 
 /// The distinct tap counts n of the output pixels' in-image windows (rows x cols).
 std::set<std::size_t> tap_counts(const Shape4& s, const reference::PoolWindow& w) {
-  Window2D win;
-  win.kernel_h = w.filter_h;
-  win.kernel_w = w.filter_w;
-  win.stride_h = w.stride_h;
-  win.stride_w = w.stride_w;
-  win.padding = w.padding;
-  const ResolvedWindow r = resolve_window(win, s.h, s.w);
+  const ResolvedWindow r = reference::detail::resolve_pool(w, s);
   auto extents = [](std::size_t out, std::size_t stride, std::size_t pad, std::size_t filter, std::size_t size) {
     std::set<std::size_t> e;
     for (std::size_t o = 0; o < out; ++o) {
@@ -192,6 +191,15 @@ std::shared_ptr<const OpOptions> read_pool_options(const tflite::Operator& op, c
 
 TfliteOptions write_pool_options(flatbuffers::FlatBufferBuilder& b, const Node& n) {
   const auto& o = n.opts<Pool2DOptions>();
+  // Pool2DOptions has SAME and VALID only, and always divides by the in-image taps.
+  if (o.window.padding == Padding::kExplicit) {
+    throw cli::ToolError(fmt::format("{} '{}': explicit pads ({}) have no .tflite form; allowed: SAME or VALID",
+                                     to_string(n.op), n.name, pool_text(o.window, o.activation)));
+  }
+  if (o.count_include_pad) {
+    throw cli::ToolError(fmt::format("{} '{}': count_include_pad 1 has no .tflite form; allowed: 0", to_string(n.op),
+                                     n.name));
+  }
   const auto off = tflite::CreatePool2DOptions(
       b, static_cast<tflite::Padding>(padding_to_tflite(o.window.padding)), static_cast<int>(o.window.stride_w),
       static_cast<int>(o.window.stride_h), static_cast<int>(o.window.filter_w), static_cast<int>(o.window.filter_h),
@@ -307,6 +315,20 @@ class AveragePoolPrepared : public PreparedNode {
                                    sys.name));
     }
     if (ort_ && !ort_zero_point_inside_) mlas_path_ = mlas_pool_path(shape_, window_);
+    if (ort_zero_point_inside_) {
+      // QLinearAveragePool hands a window that is the whole image, with no pads, to
+      // MlasQLinearGlobalAveragePool ("fallback_to_global" in qlinear_pool.cc), whatever the strides.
+      const ResolvedWindow r = reference::detail::resolve_pool(window_, shape_);
+      ort_global_ = window_.filter_h == shape_.h && window_.filter_w == shape_.w &&
+                    r.pad_top + r.pad_bottom + r.pad_left + r.pad_right == 0;
+      global_scale_ = ort_global_average_pool_scale(in_q_.scale, out_q_.scale, shape_.h * shape_.w);
+      if (ort_global_ && !ort_global_scale_allowed(global_scale_, shape_.h * shape_.w)) {
+        node_error(g, n, fmt::format("under {}: a whole-image window: input scale {} / (output scale {} * {} pixels) "
+                                     "= {}; ONNX Runtime's global average pool allows [2^-32, 256) and fewer than "
+                                     "2^24 pixels",
+                                     sys.name, in_q_.scale, out_q_.scale, shape_.h * shape_.w, global_scale_));
+      }
+    }
     try {
       output_ = activation_output_params(act_, ClampDerivation::kTflite, out_q_.scale, out_q_.zero_point,
                                          type_ == DType::kInt8 ? OutputType::kInt8 : OutputType::kUint8);
@@ -331,7 +353,10 @@ class AveragePoolPrepared : public PreparedNode {
     Tensor& out = values[static_cast<std::size_t>(out_)];
     with_8bit_type(type_, [&](auto tag) {
       using T = decltype(tag);
-      if (ort_) {
+      if (ort_global_) {
+        ort_qlinear_global_average_pool(data_of<T>(in), data_of<T>(out), shape_.n, shape_.h * shape_.w, shape_.c,
+                                        in_q_.zero_point, out_q_.zero_point, global_scale_);
+      } else if (ort_) {
         ort_average_pool(data_of<T>(in), data_of<T>(out));
       } else if (fast_) {
         qparity::average_pool(data_of<T>(in), shape_, window_, in_q_, out_q_, act_, variant_, data_of<T>(out), npu_);
@@ -345,6 +370,14 @@ class AveragePoolPrepared : public PreparedNode {
 
   std::vector<std::string> describe() const override {
     std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
+    if (ort_global_) {
+      l.push_back(fmt::format("ONNX Runtime QLinearAveragePool over the whole image ({}), run by "
+                              "MlasQLinearGlobalAveragePool (x86): acc = sum - {} * {} (int32); y = RNE(clamp(float(acc) "
+                              "* {:a}, lo - {}, hi - {})) + {}",
+                              pool_text(window_, act_), in_q_.zero_point, shape_.h * shape_.w, global_scale_,
+                              out_q_.zero_point, out_q_.zero_point, out_q_.zero_point));
+      return l;
+    }
     if (ort_) {
       const char* order = "row by row";
       if (!ort_zero_point_inside_ && mlas_path_ == MlasPoolPath::kVector) {
@@ -494,6 +527,8 @@ class AveragePoolPrepared : public PreparedNode {
   bool ort_zero_point_inside_ = false;
   bool count_include_pad_ = false;
   MlasPoolPath mlas_path_ = MlasPoolPath::kGeneric;  ///< the unfused QDQ group's MLAS kernel
+  bool ort_global_ = false;    ///< QLinearAveragePool over the whole image: its global kernel
+  float global_scale_ = 0.0f;  ///< ort_global_average_pool_scale when ort_global_
   Shape4 shape_;
   reference::PoolWindow window_;
   Activation act_ = Activation::kNone;
