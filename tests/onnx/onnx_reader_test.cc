@@ -15,6 +15,7 @@
 #include "qparity/reference/resize.h"
 #include "model/runner.h"
 #include "model/system.h"
+#include "model/tflite/tflite_writer.h"
 #include "onnx_builder.h"
 #include "onnx_test_models.h"
 #include "onnx_test_support.h"
@@ -309,6 +310,27 @@ TEST(OnnxReader, AveragePoolPadsAndRefusedAttributes) {
   EXPECT_EQ(shape, (std::vector<std::size_t>{1, 8, 11, 9}));
   s.auto_pad = "SAME_UPPER";
   EXPECT_EQ(window_of(s).first.padding, qparity::Padding::kSame);
+  // Pool2DOptions holds SAME or VALID and no count_include_pad: the .tflite writer refuses both.
+  auto tflite_error = [](const QAvgPoolSpec& spec) {
+    try {
+      (void)qparity::model::write_tflite(read_onnx(qlinear_average_pool_model(spec).bytes, "pool.onnx"));
+    } catch (const qparity::cli::ToolError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  s.auto_pad = "SAME_LOWER";
+  std::string e = tflite_error(s);
+  EXPECT_NE(e.find("AVERAGE_POOL_2D 'y_node': explicit pads (filter 2x2, stride 1x1, pads top 1 bottom 0 left 1 "
+                   "right 0, "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find(") have no .tflite form; allowed: SAME or VALID"), std::string::npos) << e;
+  s.auto_pad = "SAME_UPPER";
+  s.count_include_pad = true;
+  e = tflite_error(s);
+  EXPECT_NE(e.find("AVERAGE_POOL_2D 'y_node': count_include_pad 1 has no .tflite form; allowed: 0"), std::string::npos)
+      << e;
   auto node_error = [](const std::function<void(onnx::NodeProto&)>& set) {
     OnnxBuilder b(13, /*microsoft_domain=*/true);
     b.input("x", DType::kUint8, {1, 1, 6, 6});
@@ -323,7 +345,7 @@ TEST(OnnxReader, AveragePoolPadsAndRefusedAttributes) {
     return read_error(b);
   };
   const std::string node = "(com.microsoft.QLinearAveragePool 'y_node'): ";
-  std::string e = node_error([](onnx::NodeProto& n) { OnnxBuilder::int_attr(n, "ceil_mode", 1); });
+  e = node_error([](onnx::NodeProto& n) { OnnxBuilder::int_attr(n, "ceil_mode", 1); });
   EXPECT_NE(e.find(node + "ceil_mode = 1; allowed: 0"), std::string::npos) << e;
   e = node_error([](onnx::NodeProto& n) { OnnxBuilder::ints(n, "dilations", {2, 2}); });
   EXPECT_NE(e.find(node + "dilations are not supported"), std::string::npos) << e;

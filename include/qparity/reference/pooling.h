@@ -26,7 +26,8 @@ struct Shape4 {
 
 /// A pooling window: filter size, strides, and TFLite's padding (VALID or SAME; SAME puts the odd
 /// padding pixel at the bottom / right, tflite/kernels/padding.h ComputePaddingHeightWidth, as
-/// conv_geometry.h's resolve_window does).
+/// conv_geometry.h's resolve_window does), or explicit pads (ONNX `pads` and SAME_LOWER), each
+/// smaller than the filter on its axis. Every window sums its in-image taps only.
 struct PoolWindow {
   std::size_t filter_h = 1, filter_w = 1;
   std::size_t stride_h = 1, stride_w = 1;
@@ -130,7 +131,7 @@ void for_each_window(const Shape4& s, const PoolWindow& w, const ResolvedWindow&
 
 }  // namespace detail
 
-/// Output shape of a pool over `s` with `w` (TFLite's VALID / SAME arithmetic).
+/// Output shape of a pool over `s` with `w` (TFLite's VALID / SAME arithmetic, or explicit pads).
 QPARITY_MAY_THROW
 inline Shape4 pool_output_shape(const Shape4& s, const PoolWindow& w) {
   const ResolvedWindow r = detail::resolve_pool(w, s);
