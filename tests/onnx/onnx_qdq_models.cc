@@ -248,15 +248,21 @@ BuiltOnnx qdq_pool_model(const QdqPoolSpec& s) {
   const std::string xf = dq(b, "x", s.t, {s.x_scale}, {s.x_zp});
   onnx::NodeProto& n = b.node(s.op, {xf}, {"p"});
   if (s.op != "GlobalAveragePool") {
-    OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
+    OnnxBuilder::ints(n, "kernel_shape", {s.k, s.kw != 0 ? s.kw : s.k});
     OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
-    if (s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", "SAME_UPPER");
+    if (!s.auto_pad.empty() || s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", s.auto_pad.empty() ? "SAME_UPPER" : s.auto_pad);
+    if (!s.pads.empty()) OnnxBuilder::ints(n, "pads", s.pads);
+    if (s.count_include_pad) OnnxBuilder::int_attr(n, "count_include_pad", 1);
   }
   const bool same = s.op == "MaxPool";
   q(b, "p", "y", s.t, same ? s.x_scale : s.y_scale, same ? s.x_zp : s.y_zp);
   BuiltOnnx out;
-  out.label = fmt::format("QDQ {} {} {} k{} s{}{} seed {}", s.op, qparity::cli::to_string(s.t),
-                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? " SAME_UPPER" : "", s.seed);
+  out.label = fmt::format("QDQ {} {} {} k{}x{} s{}{}{}{} zp {}/{} scales {}/{} seed {}", s.op,
+                          qparity::cli::to_string(s.t), qparity::cli::shape_text(s.shape), s.k, s.kw != 0 ? s.kw : s.k,
+                          s.stride, !s.auto_pad.empty() ? " " + s.auto_pad : (s.same_upper ? " SAME_UPPER" : ""),
+                          s.pads.empty() ? "" : fmt::format(" pads [{}]", fmt::join(s.pads, ", ")),
+                          s.count_include_pad ? " count_include_pad" : "", s.x_zp, s.y_zp, s.x_scale, s.y_scale,
+                          s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
   return out;

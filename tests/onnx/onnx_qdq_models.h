@@ -55,6 +55,10 @@ struct QdqPoolSpec {
   std::vector<std::size_t> shape{1, 8, 9, 7};
   std::int64_t k = 3, stride = 2;          ///< AveragePool / MaxPool
   bool same_upper = false;                 ///< AveragePool / MaxPool: auto_pad SAME_UPPER, else no padding
+  std::string auto_pad;                    ///< when set, this auto_pad instead (SAME_LOWER, ...)
+  std::vector<std::int64_t> pads;          ///< when set, explicit pads [top, left, bottom, right]
+  std::int64_t kw = 0;                     ///< kernel width when not k
+  bool count_include_pad = false;          ///< AveragePool
   float x_scale = 0.05f, y_scale = 0.03f;  ///< MaxPool: y_scale = x_scale
   std::int64_t x_zp = 3, y_zp = -4;
   std::uint64_t seed = 1;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <tuple>
 
 #include "model/graph_builder.h"
 #include "model/onnx/onnx_reader.h"
@@ -13,6 +15,7 @@
 #include "qparity/reference/resize.h"
 #include "model/runner.h"
 #include "model/system.h"
+#include "model/tflite/tflite_writer.h"
 #include "onnx_builder.h"
 #include "onnx_test_models.h"
 #include "onnx_test_support.h"
@@ -279,6 +282,84 @@ TEST(OnnxReader, AveragePoolWindowsAndCountIncludePad) {
   OnnxBuilder::ints(n, "kernel_shape", {2, 2});
   OnnxBuilder::int_attr(n, "count_include_pad", 2);
   EXPECT_NE(read_error(b).find("count_include_pad = 2; allowed: 0 or 1"), std::string::npos) << read_error(b);
+}
+
+// QLinearAveragePool's pads: explicit (asymmetric) and SAME_LOWER (ONNX Runtime's split, the odd
+// pixel at the top / left) become explicit windows; what ONNX Runtime computes otherwise (ceil_mode,
+// dilations) or rejects (a pad as large as the kernel) is refused naming the node and attribute.
+TEST(OnnxReader, AveragePoolPadsAndRefusedAttributes) {
+  auto window_of = [](const QAvgPoolSpec& s) {
+    const Graph g = read_onnx(qlinear_average_pool_model(s).bytes, "pool.onnx");
+    return std::make_pair(g.nodes[1].opts<qparity::model::Pool2DOptions>().window,
+                          g.tensors[static_cast<std::size_t>(g.outputs[0])].shape);
+  };
+  QAvgPoolSpec s;  // [1, 8, 11, 9], k 3, stride 2
+  s.pads = {2, 0, 1, 1};
+  auto [w, shape] = window_of(s);
+  EXPECT_EQ(w.padding, qparity::Padding::kExplicit);
+  EXPECT_EQ(std::vector<std::size_t>({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}),
+            std::vector<std::size_t>({2, 0, 1, 1}));
+  EXPECT_EQ(shape, (std::vector<std::size_t>{1, 8, 6, 4}));  // (11 + 3 - 3) / 2 + 1, (9 + 1 - 3) / 2 + 1
+  s.pads.clear();
+  s.auto_pad = "SAME_LOWER";
+  s.k = 2;
+  s.stride = 1;  // a total of 1 on both axes: at the top and left
+  std::tie(w, shape) = window_of(s);
+  EXPECT_EQ(std::vector<std::size_t>({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}),
+            std::vector<std::size_t>({1, 1, 0, 0}));
+  EXPECT_EQ(shape, (std::vector<std::size_t>{1, 8, 11, 9}));
+  s.auto_pad = "SAME_UPPER";
+  EXPECT_EQ(window_of(s).first.padding, qparity::Padding::kSame);
+  // Pool2DOptions holds SAME or VALID and no count_include_pad: the .tflite writer refuses both.
+  auto tflite_error = [](const QAvgPoolSpec& spec) {
+    try {
+      (void)qparity::model::write_tflite(read_onnx(qlinear_average_pool_model(spec).bytes, "pool.onnx"));
+    } catch (const qparity::cli::ToolError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  s.auto_pad = "SAME_LOWER";
+  std::string e = tflite_error(s);
+  EXPECT_NE(e.find("AVERAGE_POOL_2D 'y_node': explicit pads (filter 2x2, stride 1x1, pads top 1 bottom 0 left 1 "
+                   "right 0, "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find(") have no .tflite form; allowed: SAME or VALID"), std::string::npos) << e;
+  s.auto_pad = "SAME_UPPER";
+  s.count_include_pad = true;
+  e = tflite_error(s);
+  EXPECT_NE(e.find("AVERAGE_POOL_2D 'y_node': count_include_pad 1 has no .tflite form; allowed: 0"), std::string::npos)
+      << e;
+  auto node_error = [](const std::function<void(onnx::NodeProto&)>& set) {
+    OnnxBuilder b(13, /*microsoft_domain=*/true);
+    b.input("x", DType::kUint8, {1, 1, 6, 6});
+    b.output("y", DType::kUint8);
+    for (const char* q : {"x", "y"}) {
+      b.scales(std::string(q) + "s", {0.1f});
+      b.zero_points(std::string(q) + "z", DType::kUint8, {0});
+    }
+    onnx::NodeProto& n = b.node("QLinearAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, "com.microsoft");
+    OnnxBuilder::ints(n, "kernel_shape", {3, 2});
+    set(n);
+    return read_error(b);
+  };
+  const std::string node = "(com.microsoft.QLinearAveragePool 'y_node'): ";
+  e = node_error([](onnx::NodeProto& n) { OnnxBuilder::int_attr(n, "ceil_mode", 1); });
+  EXPECT_NE(e.find(node + "ceil_mode = 1; allowed: 0"), std::string::npos) << e;
+  e = node_error([](onnx::NodeProto& n) { OnnxBuilder::ints(n, "dilations", {2, 2}); });
+  EXPECT_NE(e.find(node + "dilations are not supported"), std::string::npos) << e;
+  e = node_error([](onnx::NodeProto& n) { OnnxBuilder::ints(n, "pads", {0, 2, 0, 0}); });
+  EXPECT_NE(e.find(node + "pads [0, 2, 0, 0]; allowed: each 0 to its kernel side - 1 ([top, left, bottom, right], "
+                          "kernel 3x2)"),
+            std::string::npos)
+      << e;
+  e = node_error([](onnx::NodeProto& n) { OnnxBuilder::ints(n, "pads", {0, -1, 0, 0}); });
+  EXPECT_NE(e.find(node + "pads [0, -1, 0, 0]; allowed: each 0 to its kernel side - 1"), std::string::npos) << e;
+  e = node_error([](onnx::NodeProto& n) { OnnxBuilder::string_attr(n, "auto_pad", "MIDDLE"); });
+  EXPECT_NE(e.find(node + "auto_pad 'MIDDLE'; allowed: NOTSET (explicit pads), VALID, SAME_UPPER, SAME_LOWER"),
+            std::string::npos)
+      << e;
 }
 
 TEST(OnnxReader, MalformedFilesGiveClearErrors) {

@@ -433,14 +433,19 @@ BuiltOnnx qlinear_average_pool_model(const QAvgPoolSpec& s) {
   b.scales("ys", {s.y_scale});
   b.zero_points("yz", s.t, {s.y_zp});
   onnx::NodeProto& n = b.node("QLinearAveragePool", {"x", "xs", "xz", "ys", "yz"}, {"y"}, "com.microsoft");
-  OnnxBuilder::ints(n, "kernel_shape", {s.k, s.k});
+  const std::int64_t kw = s.kw != 0 ? s.kw : s.k;
+  OnnxBuilder::ints(n, "kernel_shape", {s.k, kw});
   OnnxBuilder::ints(n, "strides", {s.stride, s.stride});
-  if (s.same_upper) OnnxBuilder::string_attr(n, "auto_pad", "SAME_UPPER");
+  const std::string auto_pad = !s.auto_pad.empty() ? s.auto_pad : (s.same_upper ? "SAME_UPPER" : "");
+  if (!auto_pad.empty()) OnnxBuilder::string_attr(n, "auto_pad", auto_pad);
+  if (!s.pads.empty()) OnnxBuilder::ints(n, "pads", s.pads);
   if (s.count_include_pad) OnnxBuilder::int_attr(n, "count_include_pad", 1);
   BuiltOnnx out;
-  out.label = fmt::format("QLinearAveragePool {} {} k{} s{} {}{} scales {}/{} seed {}", qparity::cli::to_string(s.t),
-                          qparity::cli::shape_text(s.shape), s.k, s.stride, s.same_upper ? "SAME_UPPER" : "VALID",
-                          s.count_include_pad ? " count_include_pad" : "", s.x_scale, s.y_scale, s.seed);
+  out.label = fmt::format("QLinearAveragePool {} {} k{}x{} s{} {}{}{} zp {}/{} scales {}/{} seed {}",
+                          qparity::cli::to_string(s.t), qparity::cli::shape_text(s.shape), s.k, kw, s.stride,
+                          auto_pad.empty() ? "VALID" : auto_pad,
+                          s.pads.empty() ? "" : fmt::format(" pads [{}]", fmt::join(s.pads, ", ")),
+                          s.count_include_pad ? " count_include_pad" : "", s.x_zp, s.y_zp, s.x_scale, s.y_scale, s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, qparity::cli::dtype_min(s.t), qparity::cli::dtype_max(s.t)));
   return out;

@@ -173,6 +173,9 @@ struct QAvgPoolSpec {
   std::vector<std::size_t> shape{1, 8, 11, 9};  ///< NCHW
   std::int64_t k = 3, stride = 2;
   bool same_upper = false;  ///< else no padding
+  std::string auto_pad;             ///< when set, this auto_pad instead (SAME_LOWER, ...)
+  std::vector<std::int64_t> pads;   ///< when set, explicit pads [top, left, bottom, right]
+  std::int64_t kw = 0;              ///< kernel width when not k
   bool count_include_pad = false;
   float x_scale = 0.05f, y_scale = 0.03f;
   std::int64_t x_zp = 128, y_zp = 120;

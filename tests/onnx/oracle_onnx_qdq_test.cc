@@ -14,6 +14,7 @@
 #include <map>
 
 #include "model/node_map.h"
+#include "model/ops/pool2d.h"
 #include "model/onnx/onnx_reader.h"
 #include "model/runner.h"
 #include "qparity/reference/quantize.h"
@@ -71,55 +72,142 @@ void run_cases(const std::vector<QdqCase>& cases) {
   }
 }
 
-// AveragePool groups whose windows reach into SAME_UPPER padding (divisors 4 and 6), int8 and uint8:
-// ORT fuses them into QLinearAveragePool at level all (zero point added before the rounding), which
-// ort-cpu reproduces; at level disabled its float AveragePool kernel differs from the float formula
-// on such windows (not identified), so ort-cpu-unfused refuses the node, naming it. The contrast, a
-// float32 style with the zero point after the rounding (fbgemm), must get elements wrong.
-TEST(OnnxQdqOracle, PaddedAveragePoolFusedAtLevelAll) {
+// The plain float formula at level disabled, the contrast of PaddedAveragePoolBitExactAtBothLevels:
+// ORT's dequantize / float AveragePool / QuantizeLinear, but the taps summed row by row from +0 (the
+// order of MLAS's generic MlasPool2DKernel, not of the vector kernel ORT runs for strides <= 2).
+// `g`'s AVERAGE_POOL_2D gives the window and quantizations; x and the result are NCHW.
+Tensor row_order_average_pool(const qparity::model::Graph& g, const Tensor& x) {
+  const qparity::model::Node* pool = nullptr;
+  for (const auto& n : g.nodes) {
+    if (n.op == qparity::model::OpKind::kAveragePool2D) pool = &n;
+  }
+  if (pool == nullptr) throw std::runtime_error("no AVERAGE_POOL_2D in the graph");
+  const auto& o = pool->opts<qparity::model::Pool2DOptions>();
+  const auto& in = g.tensors[static_cast<std::size_t>(pool->inputs[0])];
+  const auto& out = g.tensors[static_cast<std::size_t>(pool->outputs[0])];
+  const qparity::reference::Shape4 s{in.shape[0], in.shape[1], in.shape[2], in.shape[3]};
+  const qparity::ResolvedWindow r = qparity::reference::detail::resolve_pool(o.window, s);
+  const float xs = in.quant.scales[0], ys = out.quant.scales[0];
+  const auto xz = in.quant.zero_point(), yz = out.quant.zero_point();
+  const std::int64_t lo = qparity::cli::dtype_min(x.dtype), hi = qparity::cli::dtype_max(x.dtype);
+  Tensor y;
+  y.dtype = x.dtype;
+  y.shape = {s.n, s.c, r.out_h, r.out_w};
+  y.bytes.resize(y.elements());
+  std::size_t k = 0;
+  for (std::size_t b = 0; b < s.n; ++b) {
+    for (std::size_t c = 0; c < s.c; ++c) {
+      for (std::size_t oy = 0; oy < r.out_h; ++oy) {
+        for (std::size_t ox = 0; ox < r.out_w; ++ox) {
+          const auto h0 = static_cast<std::ptrdiff_t>(oy * o.window.stride_h) - static_cast<std::ptrdiff_t>(r.pad_top);
+          const auto w0 = static_cast<std::ptrdiff_t>(ox * o.window.stride_w) - static_cast<std::ptrdiff_t>(r.pad_left);
+          const auto h1 = std::min<std::ptrdiff_t>(h0 + static_cast<std::ptrdiff_t>(o.window.filter_h),
+                                                   static_cast<std::ptrdiff_t>(s.h));
+          const auto w1 = std::min<std::ptrdiff_t>(w0 + static_cast<std::ptrdiff_t>(o.window.filter_w),
+                                                   static_cast<std::ptrdiff_t>(s.w));
+          float sum = 0.0f;
+          std::ptrdiff_t taps = 0;
+          for (std::ptrdiff_t h = std::max<std::ptrdiff_t>(h0, 0); h < h1; ++h) {
+            for (std::ptrdiff_t w = std::max<std::ptrdiff_t>(w0, 0); w < w1; ++w) {
+              const std::size_t at = ((b * s.c + c) * s.h + static_cast<std::size_t>(h)) * s.w + static_cast<std::size_t>(w);
+              sum += xs * static_cast<float>(x.integer_at(at) - xz);
+              ++taps;
+            }
+          }
+          const auto n = static_cast<float>(o.count_include_pad ? o.window.filter_h * o.window.filter_w
+                                                                : static_cast<std::size_t>(taps));
+          const std::int64_t q = static_cast<std::int64_t>(std::nearbyint(sum / n / ys)) + yz;
+          y.set_integer(k++, std::min(hi, std::max(lo, q)));
+        }
+      }
+    }
+  }
+  return y;
+}
+
+// AveragePool groups whose windows reach into the padding: SAME_UPPER, SAME_LOWER and asymmetric
+// explicit pads, count_include_pad 0 and 1, kernels 2x2, 3x3, 3x2 (and 3x6 over a whole 3x6
+// image: MLAS's global kernel), strides 1 and 2 (MLAS's vector kernel) and 3 (its generic
+// kernel), sides 1, 3, 7 and 17 (every tail of the vector kernel's 4 columns), zero points at both
+// ends of the type, full-range data, half of the cases with y_scale = x_scale (means on exact
+// halves). At level all ORT fuses each group into QLinearAveragePool (zero point added before the
+// rounding), which ort-cpu reproduces; at level disabled it runs MLAS's float AveragePool, which
+// ort-cpu-unfused reproduces (columns summed first). Contrasts, which must get elements wrong: at
+// level all ort-cpu-unfused, at level disabled the plain float formula summing row by row.
+TEST(OnnxQdqOracle, PaddedAveragePoolBitExactAtBothLevels) {
+  struct Window {
+    const char* row;
+    std::string auto_pad;
+    std::vector<std::int64_t> pads;
+    std::int64_t k, kw, stride;
+    std::vector<std::size_t> shape;
+  };
+  const std::vector<Window> windows{
+      {"SAME_UPPER", "SAME_UPPER", {}, 3, 3, 2, {1, 5, 17, 7}},
+      {"SAME_UPPER", "SAME_UPPER", {}, 2, 2, 1, {1, 3, 7, 3}},
+      {"SAME_UPPER", "SAME_UPPER", {}, 3, 3, 1, {1, 3, 1, 1}},
+      {"SAME_UPPER", "SAME_UPPER", {}, 3, 3, 3, {1, 3, 7, 17}},
+      {"SAME_LOWER", "SAME_LOWER", {}, 3, 3, 1, {1, 4, 7, 17}},
+      {"SAME_LOWER", "SAME_LOWER", {}, 3, 2, 2, {1, 3, 17, 3}},
+      {"explicit pads", "", {0, 1, 2, 1}, 3, 3, 1, {1, 5, 3, 7}},
+      {"explicit pads", "", {2, 0, 1, 1}, 3, 2, 2, {1, 3, 17, 17}},
+      {"explicit pads", "", {1, 0, 0, 1}, 2, 2, 2, {1, 4, 7, 1}},
+      {"whole image", "", {}, 3, 6, 1, {1, 96, 3, 6}},
+  };
   std::vector<QdqCase> cases;
   std::uint64_t seed = 850;
+  int variant = 0;
   for (DType t : {kS8, kU8}) {
-    for (std::int64_t k : {2, 3}) {
-      QdqPoolSpec s;
-      s.op = "AveragePool";
-      s.t = t;
-      s.shape = {1, 16, 11, 9};
-      s.same_upper = true;
-      s.k = k;
-      s.stride = k - 1;
-      if (t == kU8) {
-        s.x_zp = 128;
-        s.y_zp = 120;
+    const std::int64_t lo = t == kU8 ? 0 : -128, hi = t == kU8 ? 255 : 127;
+    for (const Window& w : windows) {
+      for (bool include_pad : {false, true}) {
+        QdqPoolSpec s;
+        s.op = "AveragePool";
+        s.t = t;
+        s.shape = w.shape;
+        s.auto_pad = w.auto_pad;
+        s.pads = w.pads;
+        s.k = w.k;
+        s.kw = w.kw;
+        s.stride = w.stride;
+        s.count_include_pad = include_pad;
+        // Zero points at both ends and in the middle; ties (one scale) every other case.
+        const int v = variant++;
+        s.x_zp = v % 3 == 0 ? lo : (v % 3 == 1 ? hi : (lo + hi + 1) / 2);
+        s.y_zp = v % 4 < 2 ? (lo + hi + 1) / 2 + 3 : (v % 4 == 2 ? lo : hi);
+        if (v % 2 == 0) s.y_scale = s.x_scale;
+        s.seed = seed++;
+        cases.push_back({std::string("QDQ AveragePool ") + w.row + (include_pad ? " count_include_pad" : "") +
+                             (t == kU8 ? " u8" : " s8"),
+                         qdq_pool_model(s)});
       }
-      s.seed = seed++;
-      cases.push_back({std::string("QDQ AveragePool SAME_UPPER ") + (t == kU8 ? "u8" : "s8"), qdq_pool_model(s)});
     }
   }
   std::vector<OrtJob> jobs;
   for (const QdqCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
-  std::size_t contrast_wrong = 0;
-  for_each_ort_result(jobs, "all", [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
-    const QdqCase& c = cases[i];
-    std::size_t elements = 0;
-    for (const char* profile : {"ort-cpu", "fbgemm"}) {
+  std::map<std::string, std::size_t> contrast_wrong;
+  for (const char* opt : {"all", "disabled"}) {
+    const bool all = std::string(opt) == "all";
+    const std::string profile = all ? "ort-cpu" : "ort-cpu-unfused";
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
+      const QdqCase& c = cases[i];
       const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
-      const bool contrast = std::string(profile) != "ort-cpu";
-      if (!contrast) {
-        EXPECT_EQ(ours.wrong, 0u) << c.model.label << ": " << ours.first;
-      }
-      contrast_wrong += contrast ? ours.wrong : 0;
-      tally(c.op, "ORT opt all", contrast ? std::string(profile) + " (contrast)" : profile, ours.elements, ours.wrong);
-      elements = ours.elements;
-    }
-    const std::string e = run_error(g, c.model.inputs, "ort-cpu-unfused");
-    EXPECT_NE(e.find("(AVERAGE_POOL_2D 'p_node'): an unfused QDQ AveragePool whose windows reach into the padding is "
-                     "not reproduced"),
-              std::string::npos)
-        << e;
-    return elements;
-  });
-  EXPECT_GT(contrast_wrong, 0u) << "the contrast agrees with ORT everywhere: the comparison could not fail";
+      EXPECT_EQ(ours.wrong, 0u) << c.model.label << " (ORT opt " << opt << ") under " << profile << ": " << ours.first;
+      tally(c.op, std::string("ORT opt ") + opt, profile, ours.elements, ours.wrong);
+      const std::string contrast = all ? "ort-cpu-unfused" : "row-order float formula";
+      const std::size_t wrong =
+          compare_outputs(ort, all ? run_qparity(g, c.model.inputs, "ort-cpu-unfused")
+                                   : std::vector<Tensor>{row_order_average_pool(g, c.model.inputs[0])})
+              .wrong;
+      tally(c.op, std::string("ORT opt ") + opt, contrast + " (contrast)", ours.elements, wrong);
+      contrast_wrong[std::string(opt) + " / " + contrast + " / " + qparity::cli::to_string(c.model.inputs[0].dtype)] += wrong;
+      return ours.elements;
+    });
+  }
+  ASSERT_EQ(contrast_wrong.size(), 4u);
+  for (const auto& [row, wrong] : contrast_wrong) {
+    EXPECT_GT(wrong, 0u) << row << ": the contrast agrees with ORT everywhere, so the comparison could not fail";
+  }
 }
 
 // Transpose groups. One quantization on both sides (ORT drops the Q/DQ pair at level all and

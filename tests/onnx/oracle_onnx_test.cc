@@ -524,7 +524,8 @@ TEST(OnnxOracle, QLinearConcatBitExactWithOrtCpu) {
 // com.microsoft QLinearAveragePool: each tap dequantized to float32, summed in row order, divided
 // by the in-image tap count (count_include_pad 0) or the window's (1), quantized with the zero point
 // added in float before round half to even. VALID and SAME_UPPER windows (partial windows at the
-// edges), int8 and uint8; 2x2 windows with si = so = 0.5 for exact halves (ties), where TFLite's
+// edges; and explicit asymmetric pads and SAME_LOWER, below), int8 and uint8; 2x2 windows with
+// si = so = 0.5 for exact halves (ties), where TFLite's
 // AVERAGE_POOL_2D (ties away from zero on the raw mean) must differ; y_scale 0.003 for saturation.
 // Contrasts: the ties rows (TFLite's AVERAGE_POOL_2D), and the count_include_pad rows (the same model
 // and data with count_include_pad 0, whose edge windows divide by fewer taps).
@@ -563,6 +564,42 @@ TEST(OnnxOracle, QLinearAveragePoolBitExactWithOrtCpu) {
         s.count_include_pad = false;
         c.contrast_model = qlinear_average_pool_model(s).bytes;  // same seed: same input
       }
+      cases.push_back(std::move(c));
+    }
+    // Explicit asymmetric pads and SAME_LOWER (the odd padding pixel at the top / left), padding
+    // counted in the divisor or not, one scale (means on exact halves). Contrasts: the same input
+    // with the pads mirrored, and SAME_UPPER for SAME_LOWER (other windows, same output shape).
+    for (int v = 0; v < 4; ++v) {
+      QAvgPoolSpec s;
+      s.t = t;
+      s.shape = {1, 5, 7, 17};
+      s.x_scale = s.y_scale = 0.5f;
+      s.x_zp = s.y_zp = t == kU8 ? 255 : -128;
+      s.count_include_pad = v % 2 == 1;
+      s.seed = seed++;
+      QAvgPoolSpec contrast = s;
+      std::string row = std::string("QLinearAveragePool ") + (t == kU8 ? "u8" : "s8");
+      if (v < 2) {
+        s.k = 3;
+        s.kw = 2;
+        s.stride = 1;
+        s.pads = {2, 0, 1, 1};
+        contrast = s;
+        contrast.pads = {1, 1, 2, 0};
+        row += " explicit pads";
+      } else {
+        s.k = 2;  // an odd padding total on both axes: SAME_LOWER and SAME_UPPER part
+        s.stride = 1;
+        s.auto_pad = "SAME_LOWER";
+        contrast = s;
+        contrast.auto_pad = "SAME_UPPER";
+        row += " SAME_LOWER";
+      }
+      if (s.count_include_pad) row += " count_include_pad";
+      OrtCase c{row, qlinear_average_pool_model(s)};
+      c.ties = true;
+      c.contrast = v < 2 ? "mirrored pads" : "SAME_UPPER";
+      c.contrast_model = qlinear_average_pool_model(contrast).bytes;
       cases.push_back(std::move(c));
     }
   }

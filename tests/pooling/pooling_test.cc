@@ -79,6 +79,7 @@ struct PoolCase {
   Shape4 shape;
   std::size_t fh, fw, sh, sw;
   Padding padding;
+  std::size_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;  ///< Padding::kExplicit (ONNX pads)
 };
 
 // Geometries: SAME windows partly outside on every side, strides > window, 1x1 images, odd sizes,
@@ -92,6 +93,8 @@ const PoolCase kPoolCases[] = {
     {{2, 3, 7, 31}, 7, 7, 1, 1, Padding::kSame},      {{1, 11, 11, 16}, 1, 1, 3, 3, Padding::kSame},
     {{1, 17, 17, 15}, 13, 13, 2, 2, Padding::kSame},  {{1, 3, 17, 63}, 1, 17, 1, 5, Padding::kSame},
     {{1, 6, 6, 127}, 2, 2, 3, 3, Padding::kSame},     {{1, 15, 15, 32}, 15, 15, 1, 1, Padding::kValid},
+    {{1, 7, 9, 17}, 3, 2, 2, 1, Padding::kExplicit, 2, 0, 1, 1},  // asymmetric explicit pads
+    {{1, 5, 5, 33}, 3, 3, 1, 2, Padding::kExplicit, 0, 2, 2, 1},
 };
 
 /// Quantizations per type: zero points at both ends and inside; power-of-two and odd scales
@@ -119,6 +122,10 @@ void check_pools(Isa isa) {
     w.stride_h = pc.sh;
     w.stride_w = pc.sw;
     w.padding = pc.padding;
+    w.pad_top = pc.pad_top;
+    w.pad_bottom = pc.pad_bottom;
+    w.pad_left = pc.pad_left;
+    w.pad_right = pc.pad_right;
     const Shape4 os = reference::pool_output_shape(pc.shape, w);
     for (const auto& q : pool_quants<T>()) {
       const Activation act = kActivations[index++ % 4];
@@ -273,6 +280,7 @@ TEST(Pooling, BadArgumentsThrowLikeTheReference) {
   PoolWindow w;
   w.filter_h = w.filter_w = 2;
   w.padding = Padding::kExplicit;
+  w.pad_left = 2;  // as wide as the filter: a window of padding only
   const TensorQuant q{0.5f, 0};
   EXPECT_THROW(max_pool(x.data(), s, w, q, Activation::kNone, MaxPoolVariant::kTflite, y.data()), InvalidArgument);
   w.padding = Padding::kSame;

@@ -26,11 +26,14 @@ struct Shape4 {
 
 /// A pooling window: filter size, strides, and TFLite's padding (VALID or SAME; SAME puts the odd
 /// padding pixel at the bottom / right, tflite/kernels/padding.h ComputePaddingHeightWidth, as
-/// conv_geometry.h's resolve_window does).
+/// conv_geometry.h's resolve_window does), or explicit pads (ONNX `pads` and SAME_LOWER), each
+/// smaller than the filter on its axis. Every window sums its in-image taps only.
 struct PoolWindow {
   std::size_t filter_h = 1, filter_w = 1;
   std::size_t stride_h = 1, stride_w = 1;
   Padding padding = Padding::kValid;
+  /// Used only with Padding::kExplicit (ONNX pads, SAME_LOWER; TFLite has VALID and SAME only).
+  std::size_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
 };
 
 enum class AveragePoolVariant : std::uint8_t {
@@ -75,12 +78,14 @@ OutputType output_type_of() {
   return std::is_same<T, std::int8_t>::value ? OutputType::kInt8 : OutputType::kUint8;
 }
 
-/// Resolves the window; throws InvalidArgument for anything TFLite's pooling would reject.
+/// Resolves the window (VALID, SAME, or explicit pads, each in [0, filter)); throws InvalidArgument
+/// for anything pooling would reject.
 QPARITY_MAY_THROW
 inline ResolvedWindow resolve_pool(const PoolWindow& w, const Shape4& s) {
-  if (w.padding == Padding::kExplicit) {
-    QPARITY_THROW(InvalidArgument(
-        "qparity: pooling takes VALID or SAME padding (TFLite Pool2DOptions)"));
+  if (w.padding == Padding::kExplicit &&
+      (w.pad_top >= w.filter_h || w.pad_bottom >= w.filter_h || w.pad_left >= w.filter_w || w.pad_right >= w.filter_w)) {
+    QPARITY_THROW(InvalidArgument("qparity: pooling pads must be smaller than the filter on their axis (a window "
+                                  "would hold padding only)"));
   }
   Window2D win;
   win.kernel_h = w.filter_h;
@@ -88,6 +93,10 @@ inline ResolvedWindow resolve_pool(const PoolWindow& w, const Shape4& s) {
   win.stride_h = w.stride_h;
   win.stride_w = w.stride_w;
   win.padding = w.padding;
+  win.pad_top = w.pad_top;
+  win.pad_bottom = w.pad_bottom;
+  win.pad_left = w.pad_left;
+  win.pad_right = w.pad_right;
   return resolve_window(win, s.h, s.w);
 }
 
@@ -122,7 +131,7 @@ void for_each_window(const Shape4& s, const PoolWindow& w, const ResolvedWindow&
 
 }  // namespace detail
 
-/// Output shape of a pool over `s` with `w` (TFLite's VALID / SAME arithmetic).
+/// Output shape of a pool over `s` with `w` (TFLite's VALID / SAME arithmetic, or explicit pads).
 QPARITY_MAY_THROW
 inline Shape4 pool_output_shape(const Shape4& s, const PoolWindow& w) {
   const ResolvedWindow r = detail::resolve_pool(w, s);

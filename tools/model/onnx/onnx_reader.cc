@@ -1360,9 +1360,10 @@ void Importer::read_qlinear_concat(const onnx::NodeProto& node, const std::strin
   add_node(std::move(n));
 }
 
-// com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view: VALID (no
-// padding) or SAME_UPPER windows, padding counted in the divisor or not (count_include_pad 1 or 0),
-// ceil_mode 0.
+// com.microsoft QLinearAveragePool (2-D, NCHW) as AVERAGE_POOL_2D on the NHWC view (and the QDQ
+// AveragePool / MaxPool groups through it): VALID, SAME_UPPER, SAME_LOWER or explicit pads (each
+// smaller than its kernel side, asymmetric allowed), padding counted in the divisor or not
+// (count_include_pad 1 or 0); ceil_mode 0 and no dilations (refused, naming the attribute).
 void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std::string& label, OpKind op) {
   if (node.input_size() != 5 || node.output_size() != 1) {
     fail(
@@ -1400,19 +1401,44 @@ void Importer::read_qlinear_average_pool(const onnx::NodeProto& node, const std:
   w.stride_w = static_cast<std::size_t>(st[1]);
   if (auto_pad == "SAME_UPPER") {
     w.padding = Padding::kSame;
+  } else if (auto_pad == "SAME_LOWER") {
+    w.padding = Padding::kExplicit;  // the pads once the input's size is known, below
   } else if (auto_pad == "VALID" || auto_pad == "NOTSET") {
-    const std::vector<std::int64_t> pads = ints_attribute(node, "pads", 4, {0, 0, 0, 0}, label, name_);
-    for (std::int64_t v : pads) {
-      if (v != 0)
-        fail(fmt::format("{}: explicit pads [{}]; allowed: none, or auto_pad SAME_UPPER / VALID", label,
-                         fmt::join(pads, ", ")));
+    const std::vector<std::int64_t> pads =
+        auto_pad == "VALID" ? std::vector<std::int64_t>{0, 0, 0, 0}
+                            : ints_attribute(node, "pads", 4, {0, 0, 0, 0}, label, name_);
+    if (pads[0] < 0 || pads[0] >= k[0] || pads[2] < 0 || pads[2] >= k[0] || pads[1] < 0 || pads[1] >= k[1] ||
+        pads[3] < 0 || pads[3] >= k[1]) {
+      fail(fmt::format("{}: pads [{}]; allowed: each 0 to its kernel side - 1 ([top, left, bottom, right], kernel "
+                       "{}x{})",
+                       label, fmt::join(pads, ", "), k[0], k[1]));
     }
-    w.padding = Padding::kValid;
+    w.padding = pads == std::vector<std::int64_t>{0, 0, 0, 0} ? Padding::kValid : Padding::kExplicit;
+    w.pad_top = static_cast<std::size_t>(pads[0]);
+    w.pad_left = static_cast<std::size_t>(pads[1]);
+    w.pad_bottom = static_cast<std::size_t>(pads[2]);
+    w.pad_right = static_cast<std::size_t>(pads[3]);
   } else {
-    fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET (no pads), VALID, SAME_UPPER", label, auto_pad));
+    fail(fmt::format("{}: auto_pad '{}'; allowed: NOTSET (explicit pads), VALID, SAME_UPPER, SAME_LOWER", label,
+                     auto_pad));
   }
   const InOutQuantization q = in_out_quantization(node, label, "x", "y");
   const int x = activation(node.input(0), q.x_type, q.x, /*nhwc=*/true, label);
+  if (auto_pad == "SAME_LOWER") {
+    // ONNX Runtime's split (PoolAttributes::ComputeSizePadDilations): out = ceil(in / stride), the
+    // odd padding pixel at the top / left; a negative need (stride > kernel) pads nothing.
+    const std::vector<std::size_t>& nhwc = g_.tensors[static_cast<std::size_t>(x)].shape;
+    auto split = [](std::size_t in, std::size_t kernel, std::size_t stride, std::size_t* head, std::size_t* tail) {
+      const std::size_t need = ((in + stride - 1) / stride - 1) * stride + kernel;
+      const std::size_t total = need > in ? need - in : 0;
+      *head = (total + 1) / 2;
+      *tail = total - *head;
+    };
+    if (nhwc.size() == 4) {
+      split(nhwc[1], w.filter_h, w.stride_h, &w.pad_top, &w.pad_bottom);
+      split(nhwc[2], w.filter_w, w.stride_w, &w.pad_left, &w.pad_right);
+    }
+  }
   const int y = output_tensor(node.output(0), q.y_type, q.y, /*nhwc=*/true, label);
   Node n;
   n.op = op;

@@ -503,7 +503,13 @@ void Writer::write_max_pool(const Node& n, const std::string& label) {
   add_ints_attribute(p, "kernel_shape",
            {static_cast<std::int64_t>(o.window.filter_h), static_cast<std::int64_t>(o.window.filter_w)});
   add_ints_attribute(p, "strides", {static_cast<std::int64_t>(o.window.stride_h), static_cast<std::int64_t>(o.window.stride_w)});
-  add_string_attribute(p, "auto_pad", o.window.padding == Padding::kSame ? "SAME_UPPER" : "VALID");
+  if (o.window.padding == Padding::kExplicit) {
+    add_ints_attribute(p, "pads",
+                       {static_cast<std::int64_t>(o.window.pad_top), static_cast<std::int64_t>(o.window.pad_left),
+                        static_cast<std::int64_t>(o.window.pad_bottom), static_cast<std::int64_t>(o.window.pad_right)});
+  } else {
+    add_string_attribute(p, "auto_pad", o.window.padding == Padding::kSame ? "SAME_UPPER" : "VALID");
+  }
   quantize(f, ya, out, out);
 }
 

@@ -28,7 +28,7 @@
 //       (UNVERIFIED).
 //   kFloat            kFloat32 (UNVERIFIED); the H,W mean of a 4-D tensor under the onnxruntime
 //                     preset: ONNX Runtime's QLinearGlobalAveragePool formula, measured
-//                     (mlas_global_average_pool; docs/semantics.md §22.2).
+//                     (ort_qlinear_global_average_pool.h; docs/semantics.md §22.2).
 // TFLite's builtin MEAN rounds the default way (tflite_builtin_preset: default).
 //
 // XNNPACK's delegate (xnnpack_takes; xnnpack_delegate.cc VisitReduceNode with xnn_reduce_mean):
@@ -46,6 +46,7 @@
 
 #include "model/ops/mean.h"
 #include "model/ops/op_variants.h"
+#include "model/ops/ort_qlinear_global_average_pool.h"
 #include "preset_params.h"
 #include "qparity/pooling.h"
 #include "qparity/reference/mean.h"
@@ -131,8 +132,8 @@ class MeanPrepared : public PreparedNode {
     mlas_gap_ = sys.style == OpStyle::kFloat && sys.preset.name.compare(0, 11, "onnxruntime") == 0 && hw_set;
     if (mlas_gap_) {
       const std::size_t image = dims_[1] * dims_[2];
-      gap_scale_ = in_q_.scale / (out_q_.scale * static_cast<float>(image));
-      if (image >= 0x1000000u || !(gap_scale_ >= 0x1.0p-32f) || gap_scale_ >= 256.0f) {
+      gap_scale_ = ort_global_average_pool_scale(in_q_.scale, out_q_.scale, image);
+      if (!ort_global_scale_allowed(gap_scale_, image)) {
         node_error(g, n, fmt::format("under {}: input scale {} / (output scale {} * {} pixels) = {}; ONNX Runtime "
                                      "allows [2^-32, 256) and fewer than 2^24 pixels", sys.name, in_q_.scale,
                                      out_q_.scale, image, gap_scale_));
@@ -153,7 +154,8 @@ class MeanPrepared : public PreparedNode {
     with_8bit_type(type_, [&](auto tag) {
       using T = decltype(tag);
       if (mlas_gap_) {
-        mlas_global_average_pool(data_of<T>(in), data_of<T>(out));
+        ort_qlinear_global_average_pool(data_of<T>(in), data_of<T>(out), dims_[0], dims_[1] * dims_[2], dims_[3],
+                                        in_q_.zero_point, out_q_.zero_point, gap_scale_);
       } else if (fast_) {
         const reference::Shape4 s{dims_[0], dims_[1], dims_[2], dims_[3]};
         qparity::mean_hw(data_of<T>(in), s, in_q_, out_q_, variant_, data_of<T>(out), build_, npu_);
@@ -263,34 +265,6 @@ class MeanPrepared : public PreparedNode {
                                      "{}) / {}) + {}, {})",
                                      si, n, zi, n, so, zo, type_range));
         break;
-    }
-  }
-
-  /// MlasQLinearGlobalAveragePool's x86 kernels (onnxruntime/core/mlas/lib/qlgavgpool.cpp, SSE2;
-  /// the NHWC form the same): the stored values summed exactly in int32 with the bias -zi * pixels,
-  /// converted to float32 and multiplied by the float32 scale si / (so * pixels), clamped in float
-  /// to [lo - zo, hi - zo], converted with round-half-even and the output zero point added
-  /// (MlasRequantizeOutputVector).
-  template <class T>
-  void mlas_global_average_pool(const T* x, T* y) const {
-    const std::size_t batch = dims_[0], image = dims_[1] * dims_[2], channels = dims_[3];
-    const std::int32_t zo = out_q_.zero_point;
-    const float lo = static_cast<float>(static_cast<std::int32_t>(std::numeric_limits<T>::min()) - zo);
-    const float hi = static_cast<float>(static_cast<std::int32_t>(std::numeric_limits<T>::max()) - zo);
-    // int32 arithmetic that wraps like the kernel's vector adds (reachable only near 2^24 pixels).
-    const std::uint32_t bias = static_cast<std::uint32_t>(-static_cast<std::int64_t>(in_q_.zero_point) *
-                                                          static_cast<std::int64_t>(image));
-    for (std::size_t b = 0; b < batch; ++b) {
-      for (std::size_t c = 0; c < channels; ++c) {
-        std::uint32_t sum = bias;
-        for (std::size_t p = 0; p < image; ++p) {
-          sum += static_cast<std::uint32_t>(static_cast<std::int32_t>(x[(b * image + p) * channels + c]));
-        }
-        const auto acc = static_cast<std::int32_t>(sum);
-        float v = static_cast<float>(acc) * gap_scale_;
-        v = std::min(std::max(v, lo), hi);
-        y[b * channels + c] = static_cast<T>(static_cast<std::int32_t>(std::nearbyint(v)) + zo);
-      }
     }
   }
 

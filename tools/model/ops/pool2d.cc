@@ -45,6 +45,7 @@
 
 #include "model/ops/conv_common.h"
 #include "model/ops/op_variants.h"
+#include "model/ops/ort_qlinear_global_average_pool.h"
 #include "preset_params.h"
 #include "model/ops/pool2d.h"
 #include "qparity/pooling.h"
@@ -57,7 +58,11 @@ namespace {
 
 std::string pool_text(const reference::PoolWindow& w, Activation act) {
   return fmt::format("filter {}x{}, stride {}x{}, {}, {}", w.filter_h, w.filter_w, w.stride_h, w.stride_w,
-                     to_string(w.padding), activation_text(act));
+                     w.padding == Padding::kExplicit
+                         ? fmt::format("pads top {} bottom {} left {} right {}", w.pad_top, w.pad_bottom, w.pad_left,
+                                       w.pad_right)
+                         : to_string(w.padding),
+                     activation_text(act));
 }
 
 }  // namespace
@@ -81,15 +86,40 @@ const char* variant_name(AveragePoolVariant v) {
   return "?";
 }
 
+/// The MLAS kernel that ONNX Runtime's float AveragePool runs for a 2-D window (MlasPool,
+/// onnxruntime/core/mlas/lib/pooling.cpp; onnxruntime/core/providers/cpu/nn/pool.cc hands every
+/// float AveragePool without dilations to it, the pads resolved by PoolBase::SetOutputSize):
+///   kGlobal   the window is the whole image, strides 1, no padding: MlasPoolGlobalKernel
+///   kVector   the last stride <= 2, every kernel side <= 32, and pad_left + width + pad_right fits
+///             the 2,048-float reduction buffer less its 3 floats of over-read room:
+///             MlasPool2DVectorKernel
+///   kGeneric  otherwise: MlasPool2DKernel
+enum class MlasPoolPath : std::uint8_t { kGlobal, kVector, kGeneric };
+
+MlasPoolPath mlas_pool_path(const Shape4& s, const reference::PoolWindow& w) {
+  const ResolvedWindow r = reference::detail::resolve_pool(w, s);
+  const bool padded = r.pad_top + r.pad_bottom + r.pad_left + r.pad_right != 0;
+  if (w.filter_h == s.h && w.filter_w == s.w && w.stride_h == 1 && w.stride_w == 1 && !padded) {
+    return MlasPoolPath::kGlobal;
+  }
+  if (w.stride_w <= 2 && w.filter_h <= 32 && w.filter_w <= 32 && r.pad_left + s.w + r.pad_right <= 2048 - 3) {
+    return MlasPoolPath::kVector;
+  }
+  return MlasPoolPath::kGeneric;
+}
+
+const char* to_string(MlasPoolPath p) {
+  switch (p) {
+    case MlasPoolPath::kGlobal: return "MlasPoolGlobalKernel";
+    case MlasPoolPath::kVector: return "MlasPool2DVectorKernel";
+    case MlasPoolPath::kGeneric: return "MlasPool2DKernel";
+  }
+  return "?";
+}
+
 /// The distinct tap counts n of the output pixels' in-image windows (rows x cols).
 std::set<std::size_t> tap_counts(const Shape4& s, const reference::PoolWindow& w) {
-  Window2D win;
-  win.kernel_h = w.filter_h;
-  win.kernel_w = w.filter_w;
-  win.stride_h = w.stride_h;
-  win.stride_w = w.stride_w;
-  win.padding = w.padding;
-  const ResolvedWindow r = resolve_window(win, s.h, s.w);
+  const ResolvedWindow r = reference::detail::resolve_pool(w, s);
   auto extents = [](std::size_t out, std::size_t stride, std::size_t pad, std::size_t filter, std::size_t size) {
     std::set<std::size_t> e;
     for (std::size_t o = 0; o < out; ++o) {
@@ -161,6 +191,15 @@ std::shared_ptr<const OpOptions> read_pool_options(const tflite::Operator& op, c
 
 TfliteOptions write_pool_options(flatbuffers::FlatBufferBuilder& b, const Node& n) {
   const auto& o = n.opts<Pool2DOptions>();
+  // Pool2DOptions has SAME and VALID only, and always divides by the in-image taps.
+  if (o.window.padding == Padding::kExplicit) {
+    throw cli::ToolError(fmt::format("{} '{}': explicit pads ({}) have no .tflite form; allowed: SAME or VALID",
+                                     to_string(n.op), n.name, pool_text(o.window, o.activation)));
+  }
+  if (o.count_include_pad) {
+    throw cli::ToolError(fmt::format("{} '{}': count_include_pad 1 has no .tflite form; allowed: 0", to_string(n.op),
+                                     n.name));
+  }
   const auto off = tflite::CreatePool2DOptions(
       b, static_cast<tflite::Padding>(padding_to_tflite(o.window.padding)), static_cast<int>(o.window.stride_w),
       static_cast<int>(o.window.stride_h), static_cast<int>(o.window.filter_w), static_cast<int>(o.window.filter_h),
@@ -270,17 +309,25 @@ class AveragePoolPrepared : public PreparedNode {
     // unfused QDQ group (onnxruntime-qdq-float) quantizes with MlasQuantizeLinear, after it.
     ort_zero_point_inside_ = ort_ && sys.preset.name == "onnxruntime";
     count_include_pad_ = o.count_include_pad;
-    if (ort_ && !ort_zero_point_inside_ && *tap_counts(shape_, window_).begin() < window_.filter_h * window_.filter_w) {
-      // Measured: ORT's float AveragePool (MLAS) differs from the float formula below on windows
-      // that reach into the padding (13 and 22 of 2,064 int8 / uint8 elements); not identified.
-      node_error(g, n, fmt::format("an unfused QDQ AveragePool whose windows reach into the padding is not reproduced "
-                                   "under {} (ONNX Runtime's float AveragePool kernel differs there); allowed: VALID "
-                                   "windows, or a profile under which ONNX Runtime fuses the group (ort-cpu)",
+    if (count_include_pad_ && !ort_) {
+      node_error(g, n, fmt::format("count_include_pad 1 under {}; allowed: 0 (only ONNX Runtime's arithmetics, "
+                                   "presets onnxruntime and onnxruntime-qdq-float, divide by the whole window)",
                                    sys.name));
     }
-    if (count_include_pad_ && !ort_zero_point_inside_) {
-      node_error(g, n, fmt::format("count_include_pad 1 under {}; allowed: 0 (only ONNX Runtime's QLinearAveragePool "
-                                   "arithmetic, preset onnxruntime, divides by the whole window)", sys.name));
+    if (ort_ && !ort_zero_point_inside_) mlas_path_ = mlas_pool_path(shape_, window_);
+    if (ort_zero_point_inside_) {
+      // QLinearAveragePool hands a window that is the whole image, with no pads, to
+      // MlasQLinearGlobalAveragePool ("fallback_to_global" in qlinear_pool.cc), whatever the strides.
+      const ResolvedWindow r = reference::detail::resolve_pool(window_, shape_);
+      ort_global_ = window_.filter_h == shape_.h && window_.filter_w == shape_.w &&
+                    r.pad_top + r.pad_bottom + r.pad_left + r.pad_right == 0;
+      global_scale_ = ort_global_average_pool_scale(in_q_.scale, out_q_.scale, shape_.h * shape_.w);
+      if (ort_global_ && !ort_global_scale_allowed(global_scale_, shape_.h * shape_.w)) {
+        node_error(g, n, fmt::format("under {}: a whole-image window: input scale {} / (output scale {} * {} pixels) "
+                                     "= {}; ONNX Runtime's global average pool allows [2^-32, 256) and fewer than "
+                                     "2^24 pixels",
+                                     sys.name, in_q_.scale, out_q_.scale, shape_.h * shape_.w, global_scale_));
+      }
     }
     try {
       output_ = activation_output_params(act_, ClampDerivation::kTflite, out_q_.scale, out_q_.zero_point,
@@ -306,7 +353,10 @@ class AveragePoolPrepared : public PreparedNode {
     Tensor& out = values[static_cast<std::size_t>(out_)];
     with_8bit_type(type_, [&](auto tag) {
       using T = decltype(tag);
-      if (ort_) {
+      if (ort_global_) {
+        ort_qlinear_global_average_pool(data_of<T>(in), data_of<T>(out), shape_.n, shape_.h * shape_.w, shape_.c,
+                                        in_q_.zero_point, out_q_.zero_point, global_scale_);
+      } else if (ort_) {
         ort_average_pool(data_of<T>(in), data_of<T>(out));
       } else if (fast_) {
         qparity::average_pool(data_of<T>(in), shape_, window_, in_q_, out_q_, act_, variant_, data_of<T>(out), npu_);
@@ -320,10 +370,27 @@ class AveragePoolPrepared : public PreparedNode {
 
   std::vector<std::string> describe() const override {
     std::vector<std::string> l{fmt::format("arithmetic: {}", system_.name)};
+    if (ort_global_) {
+      l.push_back(fmt::format("ONNX Runtime QLinearAveragePool over the whole image ({}), run by "
+                              "MlasQLinearGlobalAveragePool (x86): acc = sum - {} * {} (int32); y = RNE(clamp(float(acc) "
+                              "* {:a}, lo - {}, hi - {})) + {}",
+                              pool_text(window_, act_), in_q_.zero_point, shape_.h * shape_.w, global_scale_,
+                              out_q_.zero_point, out_q_.zero_point, out_q_.zero_point));
+      return l;
+    }
     if (ort_) {
-      l.push_back(fmt::format("ONNX Runtime QLinearAveragePool, {}: x_f = float({:a} * (x - {})); s = float32 sum "
-                              "of x_f over the in-image taps, row by row; y = clamp({}); n {}",
-                              pool_text(window_, act_), in_q_.scale, in_q_.zero_point,
+      const char* order = "row by row";
+      if (!ort_zero_point_inside_ && mlas_path_ == MlasPoolPath::kVector) {
+        order = "each column down its rows, then the columns left to right";
+      } else if (!ort_zero_point_inside_ && mlas_path_ == MlasPoolPath::kGlobal) {
+        order = "the flattened image in 4 lanes (i mod 4), then (l0 + l2) + (l1 + l3), then the 0 to 3 left";
+      }
+      l.push_back(fmt::format("ONNX Runtime {}, {}: x_f = float({:a} * (x - {})); s = float32 sum "
+                              "of x_f over the in-image taps, {}; y = clamp({}); n {}",
+                              ort_zero_point_inside_ ? "QLinearAveragePool"
+                                                     : fmt::format("AveragePool (float, {}) then QuantizeLinear",
+                                                                   to_string(mlas_path_)),
+                              pool_text(window_, act_), in_q_.scale, in_q_.zero_point, order,
                               ort_zero_point_inside_
                                   ? fmt::format("RNE(float((s / n) / {:a}) + {})", out_q_.scale, out_q_.zero_point)
                                   : fmt::format("RNE((s / n) / {:a}) + {}", out_q_.scale, out_q_.zero_point),
@@ -364,22 +431,41 @@ class AveragePoolPrepared : public PreparedNode {
   }
 
  private:
-  /// QLinearAveragePool as ONNX Runtime's CPU kernel computes it (the scalar reference; source
-  /// onnxruntime/contrib_ops/cpu/quantization/qlinear_pool.cc, QLinearPoolNhwc2DTask /
-  /// QLinearPool2DTask and quantize_value): each input dequantized to float32,
-  /// x_f = float(x_scale * float(x - x_zp)); the in-image taps summed in float32 in row order (h, then
-  /// w); the sum divided by n, the in-image tap count (count_include_pad 0) or kh * kw (1); then
-  ///   fused kernel:     y = saturate(int32(nearbyintf(float(mean / y_scale) + float(y_zp))))
-  ///   unfused QDQ group: y = saturate(nearbyintf(mean / y_scale) + y_zp)
-  /// with nearbyintf rounding half to even. The zero point inside the rounding is what separates
-  /// the two: float(v + y_zp) rounds v to the ulp of |v + y_zp| first (uint8's y_zp near 128 moves a
-  /// value within 2^-17 of a half onto it). Measured bit-exact against ONNX Runtime 1.30
-  /// (docs/semantics.md §22.2).
+  /// The ONNX Runtime average pools as its CPU kernels compute them (the scalar references), both
+  /// on x_f = float(x_scale * float(x - x_zp)) and dividing a float32 sum s by n, the in-image tap
+  /// count (count_include_pad 0) or kh * kw (1), with a true division:
+  ///   fused kernel, QLinearAveragePool (onnxruntime/contrib_ops/cpu/quantization/qlinear_pool.cc,
+  ///     QLinearPoolNhwc2DTask / QLinearPool2DTask, quantize_value): s sums the in-image taps row
+  ///     by row (h, then w) from +0; y = saturate(int32(nearbyintf(float(s / n / y_scale) + y_zp)))
+  ///   unfused QDQ group, float AveragePool (MlasPool, onnxruntime/core/mlas/lib/pooling.cpp; the
+  ///     order of s is the kernel's, mlas_pool_path) then QuantizeLinear (MlasQuantizeLinear):
+  ///     y = saturate(nearbyintf(s / n / y_scale) + y_zp), where
+  ///       MlasPool2DVectorKernel  each in-image column of the window summed down its rows first
+  ///         (c_w = x_f[h0][w] + x_f[h0+1][w] + ...), then the columns left to right
+  ///         (s = c_w0 + c_w0+1 + ...; the padding columns of its reduction buffer hold +0, which
+  ///         adds nothing). Its 4 lanes are 4 output columns, each with the scalar arithmetic; the
+  ///         divisor is min(w + kw, pad_left + W) - max(w, pad_left) times the row count, in float
+  ///         (exact), the same n.
+  ///       MlasPool2DKernel        row by row from +0, as the fused kernel
+  ///       MlasPoolGlobalKernel    the image flattened (h * W + w): element i into lane i mod 4 of
+  ///         4 partial sums from +0 while 4 elements remain, then (l0 + l2) + (l1 + l3) (x86
+  ///         MlasReduceAddFloat32x4: shuffle 2,3,2,3 then 1,1,1,1), then the remaining 0 to 3
+  ///         elements one by one; n = H * W.
+  /// nearbyintf rounds half to even. The zero point inside the rounding is what separates the fused
+  /// kernel: float(v + y_zp) rounds v to the ulp of |v + y_zp| first (uint8's y_zp near 128 moves a
+  /// value within 2^-17 of a half onto it); the summation order is what separates the unfused
+  /// kernels (near exact halves, e.g. sums of 2 or 6 multiples of x_scale over n = 4 or 6 with
+  /// y_scale = x_scale). Measured bit-exact against ONNX Runtime 1.30 (docs/semantics.md §22.2).
   template <class T>
   void ort_average_pool(const T* x, T* y) const {
     const ResolvedWindow r = reference::detail::resolve_pool(window_, shape_);
     const auto lo = static_cast<std::int64_t>(std::numeric_limits<T>::min());
     const auto hi = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+    const auto dequantized = [&](std::size_t b, std::ptrdiff_t h, std::ptrdiff_t w, std::size_t c) {
+      const std::size_t at = ((b * shape_.h + static_cast<std::size_t>(h)) * shape_.w + static_cast<std::size_t>(w)) *
+                                 shape_.c + c;
+      return in_q_.scale * static_cast<float>(static_cast<std::int32_t>(x[at]) - in_q_.zero_point);
+    };
     std::size_t k = 0;
     for (std::size_t b = 0; b < shape_.n; ++b) {
       for (std::size_t oy = 0; oy < r.out_h; ++oy) {
@@ -395,11 +481,26 @@ class AveragePoolPrepared : public PreparedNode {
                                                                    : static_cast<std::size_t>((h1 - hs) * (w1 - ws)));
           for (std::size_t c = 0; c < shape_.c; ++c) {
             float sum = 0.0f;
-            for (std::ptrdiff_t h = hs; h < h1; ++h) {
+            if (!ort_zero_point_inside_ && mlas_path_ == MlasPoolPath::kVector) {
               for (std::ptrdiff_t w = ws; w < w1; ++w) {
-                const std::size_t at = ((b * shape_.h + static_cast<std::size_t>(h)) * shape_.w +
-                                        static_cast<std::size_t>(w)) * shape_.c + c;
-                sum += in_q_.scale * static_cast<float>(static_cast<std::int32_t>(x[at]) - in_q_.zero_point);
+                float column = dequantized(b, hs, w, c);
+                for (std::ptrdiff_t h = hs + 1; h < h1; ++h) column += dequantized(b, h, w, c);
+                sum += column;
+              }
+            } else if (!ort_zero_point_inside_ && mlas_path_ == MlasPoolPath::kGlobal) {
+              const std::size_t size = shape_.h * shape_.w, vectors = size / 4 * 4;
+              float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              for (std::size_t i = 0; i < vectors; ++i) {
+                lane[i % 4] += dequantized(b, static_cast<std::ptrdiff_t>(i / shape_.w),
+                                           static_cast<std::ptrdiff_t>(i % shape_.w), c);
+              }
+              sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+              for (std::size_t i = vectors; i < size; ++i) {
+                sum += dequantized(b, static_cast<std::ptrdiff_t>(i / shape_.w), static_cast<std::ptrdiff_t>(i % shape_.w), c);
+              }
+            } else {
+              for (std::ptrdiff_t h = hs; h < h1; ++h) {
+                for (std::ptrdiff_t w = ws; w < w1; ++w) sum += dequantized(b, h, w, c);
               }
             }
             const float mean = sum / count;
@@ -407,8 +508,8 @@ class AveragePoolPrepared : public PreparedNode {
             if (ort_zero_point_inside_) {
               // float + zero point, then nearbyintf and a truncating int32 conversion (x86 cvttss2si:
               // a value outside int32 becomes INT32_MIN, which then saturates to the type's minimum).
-              const float r = std::nearbyint(mean / out_q_.scale + static_cast<float>(out_q_.zero_point));
-              q = r >= -2147483648.0f && r < 2147483648.0f ? static_cast<std::int64_t>(r) : std::numeric_limits<std::int32_t>::min();
+              const float v = std::nearbyint(mean / out_q_.scale + static_cast<float>(out_q_.zero_point));
+              q = v >= -2147483648.0f && v < 2147483648.0f ? static_cast<std::int64_t>(v) : std::numeric_limits<std::int32_t>::min();
             } else {
               q = static_cast<std::int64_t>(std::nearbyint(mean / out_q_.scale)) + out_q_.zero_point;
             }
@@ -425,6 +526,9 @@ class AveragePoolPrepared : public PreparedNode {
   bool ort_ = false;
   bool ort_zero_point_inside_ = false;
   bool count_include_pad_ = false;
+  MlasPoolPath mlas_path_ = MlasPoolPath::kGeneric;  ///< the unfused QDQ group's MLAS kernel
+  bool ort_global_ = false;    ///< QLinearAveragePool over the whole image: its global kernel
+  float global_scale_ = 0.0f;  ///< ort_global_average_pool_scale when ort_global_
   Shape4 shape_;
   reference::PoolWindow window_;
   Activation act_ = Activation::kNone;
