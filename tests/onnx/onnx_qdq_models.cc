@@ -195,12 +195,13 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   } else {
     b.node("MatMul", {af, bf}, {"mm"});
   }
-  quantize_output(b, "mm", spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
+  quantize_output(b, activation(b, spec.activation, "mm"), spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
   BuiltOnnx out;
   out.label =
       fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? "Gemm" : "MatMul", qparity::cli::to_string(s.a),
                   qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
                   s.per_column ? "per-column" : "per-tensor", spec.cancelling ? " cancelling" : "", s.seed);
+  if (!spec.activation.empty()) out.label += " + " + spec.activation;
   if (spec.single_consumer_pairs) out.label += " between single-consumer Q -> DQ pairs";
   out.bytes = b.bytes();
   Tensor a = random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a));
@@ -214,7 +215,7 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   return out;
 }
 
-BuiltOnnx qdq_binary_model(const QMulSpec& s) {
+BuiltOnnx qdq_binary_model(const QMulSpec& s, const std::string& act) {
   std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
   OnnxBuilder b;
   const std::int64_t lo = qparity::cli::dtype_min(s.t), hi = qparity::cli::dtype_max(s.t);
@@ -229,11 +230,11 @@ BuiltOnnx qdq_binary_model(const QMulSpec& s) {
   const std::string af = dq(b, "a", s.t, {s.a_scale}, {s.a_zp});
   const std::string bf = dq(b, "b", s.t, {s.b_scale}, {s.b_zp});
   b.node(op, {af, bf}, {"c"});
-  q(b, "c", "y", s.t, s.c_scale, s.c_zp);
+  q(b, activation(b, act, "c"), "y", s.t, s.c_scale, s.c_zp);
   BuiltOnnx out;
-  out.label = fmt::format("QDQ {} {} {} {} scales {}/{}/{} seed {}", op, qparity::cli::to_string(s.t),
+  out.label = fmt::format("QDQ {} {} {} {} scales {}/{}/{}{} seed {}", op, qparity::cli::to_string(s.t),
                           qparity::cli::shape_text(s.shape), s.b_scalar ? "scalar b" : "b input", s.a_scale, s.b_scale,
-                          s.c_scale, s.seed);
+                          s.c_scale, act.empty() ? "" : " + " + act, s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));
   if (!s.b_scalar) out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));

@@ -69,6 +69,44 @@ TEST(OnnxQdqReader, ProfilesRunInt8ConvInFloatAndFuseUint8) {
   EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, only(g, OpKind::kAdd)).preset.name, "onnxruntime-qdq-float");
 }
 
+// ORT removes a Relu / Clip before the QuantizeLinear only where the quantization's clamp makes it
+// redundant; a kept one leaves the group unfused at level all (the float32 kernels with the activation).
+TEST(OnnxQdqReader, OrtFusesAGroupWithARedundantActivationOnly) {
+  struct Row {
+    DType t;
+    std::int64_t y_zp;
+    const char* act;
+    float y_scale;
+    bool fused;
+  };
+  for (const Row& r : {Row{DType::kUint8, 0, "Relu", 0.03f, true}, Row{DType::kUint8, 1, "Relu", 0.03f, false},
+                       Row{DType::kUint8, 255, "Relu", 0.03f, false},
+                       // Clip(0, 6) covers [0, 0.0235 * 255 = 5.99] but not [0, 7.65]
+                       Row{DType::kUint8, 0, "Clip6", 0.0235f, true}, Row{DType::kUint8, 0, "Clip6", 0.03f, false},
+                       // 6 / 0.02355 = 254.8 rounds to 255: the selectors' rule removes it
+                       Row{DType::kUint8, 0, "Clip6", 0.02355f, true}, Row{DType::kUint8, 2, "Clip6", 0.02f, false}}) {
+    QdqConvSpec s;
+    s.conv.x = r.t;
+    s.conv.x_zp = 128;
+    s.conv.y_zp = r.y_zp;
+    s.conv.y_scale = r.y_scale;
+    s.activation = r.act;
+    const Graph g = read_onnx(qdq_conv_model(s).bytes, "conv.onnx");
+    const auto& conv = only(g, OpKind::kConv2D);
+    EXPECT_EQ(conv.ort_keeps_activation, !r.fused) << r.act << " zp " << r.y_zp << " scale " << r.y_scale;
+    EXPECT_EQ(find_profile("ort-cpu").pick(g, conv).preset.name, r.fused ? "onnxruntime" : "onnxruntime-qdq-float")
+        << r.act << " zp " << r.y_zp << " scale " << r.y_scale;
+  }
+  for (std::int64_t zp : {-128, -127}) {  // int8 Add groups are fused unless a Relu stays
+    QMulSpec m;
+    m.op = "QLinearAdd";
+    m.c_zp = zp;
+    const Graph g = read_onnx(qdq_binary_model(m, "Relu").bytes, "add.onnx");
+    EXPECT_EQ(find_profile("ort-cpu").pick(g, only(g, OpKind::kAdd)).preset.name,
+              zp == -128 ? "onnxruntime" : "onnxruntime-qdq-float");
+  }
+}
+
 TEST(OnnxQdqReader, GemmIsAFullyConnectedWithItsBiasThatOrtAlwaysFuses) {
   QdqMatMulSpec s;
   s.gemm = true;

@@ -186,6 +186,10 @@ namespace {
 /// ORT's optimized model, §22.7, §22.8); AveragePool of both types (QLinearAveragePool). The other
 /// groups compute the same bits either way.
 bool ort_fuses_qdq(const Graph& g, const Node& n) {
+  // A Relu / Clip between the operator and its QuantizeLinear that ORT does not remove as redundant
+  // stops every QDQ selector (GetQDQSelection gives up on a non-redundant one): the operator, the
+  // activation and the QuantizeLinear run as float kernels (measured, tests/onnx/oracle_onnx_qdq_test.cc).
+  if (n.ort_keeps_activation) return false;
   if (n.op == OpKind::kAdd || n.op == OpKind::kMul || n.op == OpKind::kLogistic || n.op == OpKind::kLeakyRelu ||
       n.op == OpKind::kSoftmax) {
     return true;
