@@ -210,7 +210,7 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
   // single consumer turned uint8 (measured on ResNet-18: its second convolution of each block).
   if (n.op == OpKind::kConv2D || n.op == OpKind::kDepthwiseConv2D) return n.ort_uint8_group;
   // MatMul groups likewise (measured: an int8 MatMul between single-consumer pairs is fused).
-  if (n.op == OpKind::kFullyConnected && n.ort_uint8_group) return true;
+  if ((n.op == OpKind::kFullyConnected || n.op == OpKind::kBatchMatMul) && n.ort_uint8_group) return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&
          g.tensors[static_cast<std::size_t>(n.inputs[0])].dtype == cli::DType::kUint8;
 }

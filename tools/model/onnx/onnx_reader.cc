@@ -1944,6 +1944,14 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     const Dequantized& a = dequantized(node, 0, label);
     const Dequantized& b = dequantized(node, 1, label);
     activation_only(a, "A");
+    // An N-D or run-time B becomes a BATCH_MATMUL (read_qlinear_batch_matmul), per tensor only.
+    if (const auto bc = constants_.find(b.value); bc == constants_.end() || bc->second.shape.size() != 2) {
+      if (const auto sc = constants_.find(b.scale); sc != constants_.end() && sc->second.elements() > 1) {
+        fail(fmt::format("{}: B '{}' is {} and its DequantizeLinear per axis; allowed: per tensor (a per-axis B "
+                         "must be a 2-D constant)",
+                         label, b.value, bc == constants_.end() ? "a run-time value" : "an N-D constant"));
+      }
+    }
     check_per_axis(b, 1, 2, "B");
     f.set_op_type("QLinearMatMul");
     add(a);
@@ -2144,6 +2152,10 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       auto o = std::make_shared<FullyConnectedOptions>(n.opts<FullyConnectedOptions>());
       o->activation = act;
       n.options = o;
+    } else if (n.op == OpKind::kBatchMatMul) {
+      fail(fmt::format("{}: a {} after a MatMul whose B is N-D or a run-time value; allowed: none there "
+                       "(BATCH_MATMUL has no fused activation)",
+                       label, act_node->op_type()));
     } else {
       auto o = std::make_shared<ElementwiseOptions>(n.opts<ElementwiseOptions>());
       o->activation = act;

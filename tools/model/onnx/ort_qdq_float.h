@@ -26,7 +26,7 @@ namespace qparity::model {
 inline constexpr const char* kOrtQdqFloatPreset = "onnxruntime-qdq-float";
 
 /// Whether `system` is the unfused-QDQ system and the node one whose float32 arithmetic this file
-/// computes (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, MEAN); the other ops of a QDQ
+/// computes (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL, ADD, MUL, MEAN); the other ops of a QDQ
 /// graph compute the same bits under the onnxruntime preset's own formulas (pooling, concatenation,
 /// data movement: docs/semantics.md §22.5).
 bool ort_qdq_float_handles(const Node& node, const System& system);
