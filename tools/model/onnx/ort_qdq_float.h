@@ -10,8 +10,10 @@
 // Conv and MatMul sum their products with float32 FMAs in ONNX's K order (input channel, kernel
 // row, kernel column), in slices of MLAS's K stride (128, doubled while MLAS halves its N stride for
 // a small N; one slice when the GEMM has one row), each slice from zero and added to the running
-// output; the bias is added after the sum. A fused Relu / Relu6 (the graph's Relu or Clip(0, 6)
-// between the operator and its QuantizeLinear) clamps y_f in float32 first.
+// output; the bias is added after the sum. A MatMul with an N-D or run-time b (BATCH_MATMUL) of
+// one row per GEMM sums as MLAS's single-row kernel does (products rounded, blocks of four K rows).
+// A fused Relu / Relu6 (the graph's Relu or Clip(0, 6) between the operator and its QuantizeLinear)
+// clamps y_f in float32 first.
 #pragma once
 
 #include <memory>
