@@ -195,12 +195,13 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   } else {
     b.node("MatMul", {af, bf}, {"mm"});
   }
-  quantize_output(b, "mm", spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
+  quantize_output(b, activation(b, spec.activation, "mm"), spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
   BuiltOnnx out;
   out.label =
       fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? "Gemm" : "MatMul", qparity::cli::to_string(s.a),
                   qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
                   s.per_column ? "per-column" : "per-tensor", spec.cancelling ? " cancelling" : "", s.seed);
+  if (!spec.activation.empty()) out.label += " + " + spec.activation;
   if (spec.single_consumer_pairs) out.label += " between single-consumer Q -> DQ pairs";
   out.bytes = b.bytes();
   Tensor a = random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a));
@@ -214,7 +215,56 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   return out;
 }
 
-BuiltOnnx qdq_binary_model(const QMulSpec& s) {
+BuiltOnnx qdq_batch_matmul_model(const QdqBatchMatMulSpec& spec) {
+  const QBatchMatMulSpec& s = spec.mm;
+  std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
+  OnnxBuilder b;
+  const std::size_t k = s.a_shape.back(), n = s.b_shape.back();
+  const std::int64_t b_lo = qparity::cli::dtype_min(s.b) + (spec.cancelling ? 1 : 0), b_hi = qparity::cli::dtype_max(s.b);
+  Tensor bt = random_tensor(rng, s.b, s.b_shape, b_lo, b_hi);
+  if (spec.cancelling) {  // in each matrix, row k + K/2 = -row k (int8 b, zero point 0), one in 40 off by one
+    std::uniform_int_distribution<int> off(-40, 40);
+    for (std::size_t m0 = 0; m0 < bt.elements(); m0 += k * n) {
+      for (std::size_t i = 0; i < k / 2; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          const int d = off(rng);
+          const std::int64_t neg = -bt.integer_at(m0 + i * n + j) + (d == 40 ? 1 : d == -40 ? -1 : 0);
+          bt.set_integer(m0 + (i + k / 2) * n + j, std::max<std::int64_t>(b_lo, std::min<std::int64_t>(b_hi, neg)));
+        }
+      }
+    }
+  }
+  b.input("a", s.a, s.a_shape);
+  if (s.b_input) {
+    b.input("b", s.b, s.b_shape);
+  } else {
+    b.initializer("b", bt);
+  }
+  b.output("y", s.a);
+  std::string af = dq(b, "a", s.a, {s.a_scale}, {s.a_zp});
+  if (spec.single_consumer_pairs) af = through_single_consumer_pair(b, af, "a", s.a, s.a_scale, s.a_zp);
+  const std::string bf = dq(b, "b", s.b, {s.b_scale}, {s.b_zp});
+  b.node("MatMul", {af, bf}, {"mm"});
+  quantize_output(b, "mm", spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
+  BuiltOnnx out;
+  out.label = fmt::format("QDQ MatMul {}x{} a {} b {} ({}){} seed {}", qparity::cli::to_string(s.a),
+                          qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape),
+                          qparity::cli::shape_text(s.b_shape), s.b_input ? "input" : "constant",
+                          spec.cancelling ? " cancelling" : "", s.seed);
+  if (spec.single_consumer_pairs) out.label += " between single-consumer Q -> DQ pairs";
+  out.bytes = b.bytes();
+  Tensor a = random_tensor(rng, s.a, s.a_shape, qparity::cli::dtype_min(s.a), qparity::cli::dtype_max(s.a));
+  if (spec.cancelling) {  // column k + K/2 repeats column k
+    for (std::size_t r = 0; r < a.elements() / k; ++r) {
+      for (std::size_t i = 0; i < k / 2; ++i) a.set_integer(r * k + i + k / 2, a.integer_at(r * k + i));
+    }
+  }
+  out.inputs.push_back(std::move(a));
+  if (s.b_input) out.inputs.push_back(std::move(bt));
+  return out;
+}
+
+BuiltOnnx qdq_binary_model(const QMulSpec& s, const std::string& act) {
   std::mt19937 rng(static_cast<std::uint32_t>(s.seed));
   OnnxBuilder b;
   const std::int64_t lo = qparity::cli::dtype_min(s.t), hi = qparity::cli::dtype_max(s.t);
@@ -229,11 +279,11 @@ BuiltOnnx qdq_binary_model(const QMulSpec& s) {
   const std::string af = dq(b, "a", s.t, {s.a_scale}, {s.a_zp});
   const std::string bf = dq(b, "b", s.t, {s.b_scale}, {s.b_zp});
   b.node(op, {af, bf}, {"c"});
-  q(b, "c", "y", s.t, s.c_scale, s.c_zp);
+  q(b, activation(b, act, "c"), "y", s.t, s.c_scale, s.c_zp);
   BuiltOnnx out;
-  out.label = fmt::format("QDQ {} {} {} {} scales {}/{}/{} seed {}", op, qparity::cli::to_string(s.t),
+  out.label = fmt::format("QDQ {} {} {} {} scales {}/{}/{}{} seed {}", op, qparity::cli::to_string(s.t),
                           qparity::cli::shape_text(s.shape), s.b_scalar ? "scalar b" : "b input", s.a_scale, s.b_scale,
-                          s.c_scale, s.seed);
+                          s.c_scale, act.empty() ? "" : " + " + act, s.seed);
   out.bytes = b.bytes();
   out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));
   if (!s.b_scalar) out.inputs.push_back(random_tensor(rng, s.t, s.shape, lo, hi));

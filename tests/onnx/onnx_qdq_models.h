@@ -39,15 +39,28 @@ struct QdqMatMulSpec {
   /// As QdqConvSpec::single_consumer_pairs (a MaxPool 1x1 group before, a Flatten group after; a
   /// must be 4-D): ONNX Runtime fuses the int8 MatMul group too.
   bool single_consumer_pairs = false;
+  std::string activation;  ///< as QdqConvSpec::activation, between the MatMul / Gemm and its QuantizeLinear
 };
 
 /// a -> DequantizeLinear -> MatMul (b constant through DequantizeLinear, per axis 1 when per_column)
-/// or Gemm (see gemm) -> QuantizeLinear -> y.
+/// or Gemm (see gemm) [-> Relu / Clip] -> QuantizeLinear -> y.
 BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& s);
 
-/// a (and b) -> DequantizeLinear -> Add / Mul (s.op "QLinearAdd" / "QLinearMul" names the op) ->
-/// QuantizeLinear -> y; b a graph input or a one-element constant.
-BuiltOnnx qdq_binary_model(const QMulSpec& s);
+struct QdqBatchMatMulSpec {
+  QBatchMatMulSpec mm;      ///< shapes (b N-D or a graph input), types, per-tensor quantization, seed
+  bool cancelling = false;  ///< as QdqMatMulSpec::cancelling, in each of b's matrices (int8 b, zero point 0)
+  /// As QdqConvSpec::single_consumer_pairs (a MaxPool 1x1 group before, a Flatten group after; a
+  /// must be 4-D): ONNX Runtime fuses the int8 MatMul group too.
+  bool single_consumer_pairs = false;
+};
+
+/// a -> DequantizeLinear, b (a constant of rank 3 or more, or a graph input) -> DequantizeLinear,
+/// MatMul (batch dimensions broadcast) -> QuantizeLinear -> y.
+BuiltOnnx qdq_batch_matmul_model(const QdqBatchMatMulSpec& s);
+
+/// a (and b) -> DequantizeLinear -> Add / Mul (s.op "QLinearAdd" / "QLinearMul" names the op)
+/// [-> `activation`: "Relu" / "Clip6"] -> QuantizeLinear -> y; b a graph input or a one-element constant.
+BuiltOnnx qdq_binary_model(const QMulSpec& s, const std::string& activation = "");
 
 struct QdqPoolSpec {
   std::string op = "GlobalAveragePool";  ///< or "AveragePool", "MaxPool"

@@ -69,6 +69,104 @@ TEST(OnnxQdqReader, ProfilesRunInt8ConvInFloatAndFuseUint8) {
   EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, only(g, OpKind::kAdd)).preset.name, "onnxruntime-qdq-float");
 }
 
+// ORT removes a Relu / Clip before the QuantizeLinear only where the quantization's clamp makes it
+// redundant; a kept one leaves the group unfused at level all (the float32 kernels with the activation).
+TEST(OnnxQdqReader, OrtFusesAGroupWithARedundantActivationOnly) {
+  struct Row {
+    DType t;
+    std::int64_t y_zp;
+    const char* act;
+    float y_scale;
+    bool fused;
+  };
+  for (const Row& r : {Row{DType::kUint8, 0, "Relu", 0.03f, true}, Row{DType::kUint8, 1, "Relu", 0.03f, false},
+                       Row{DType::kUint8, 255, "Relu", 0.03f, false},
+                       // Clip(0, 6) covers [0, 0.0235 * 255 = 5.99] but not [0, 7.65]
+                       Row{DType::kUint8, 0, "Clip6", 0.0235f, true}, Row{DType::kUint8, 0, "Clip6", 0.03f, false},
+                       // 6 / 0.02355 = 254.8 rounds to 255: the selectors' rule removes it
+                       Row{DType::kUint8, 0, "Clip6", 0.02355f, true}, Row{DType::kUint8, 2, "Clip6", 0.02f, false}}) {
+    QdqConvSpec s;
+    s.conv.x = r.t;
+    s.conv.x_zp = 128;
+    s.conv.y_zp = r.y_zp;
+    s.conv.y_scale = r.y_scale;
+    s.activation = r.act;
+    const Graph g = read_onnx(qdq_conv_model(s).bytes, "conv.onnx");
+    const auto& conv = only(g, OpKind::kConv2D);
+    EXPECT_EQ(conv.ort_keeps_activation, !r.fused) << r.act << " zp " << r.y_zp << " scale " << r.y_scale;
+    EXPECT_EQ(find_profile("ort-cpu").pick(g, conv).preset.name, r.fused ? "onnxruntime" : "onnxruntime-qdq-float")
+        << r.act << " zp " << r.y_zp << " scale " << r.y_scale;
+  }
+  for (std::int64_t zp : {-128, -127}) {  // int8 Add groups are fused unless a Relu stays
+    QMulSpec m;
+    m.op = "QLinearAdd";
+    m.c_zp = zp;
+    const Graph g = read_onnx(qdq_binary_model(m, "Relu").bytes, "add.onnx");
+    EXPECT_EQ(find_profile("ort-cpu").pick(g, only(g, OpKind::kAdd)).preset.name,
+              zp == -128 ? "onnxruntime" : "onnxruntime-qdq-float");
+  }
+}
+
+// A QDQ MatMul whose b is N-D or a run-time value is a BATCH_MATMUL marked onnx_qdq: fused under
+// ort-cpu for uint8 a (ORT's MatMul selector has no condition on b's shape), float32 otherwise.
+// What it cannot be is refused naming the node: per-axis b, a Relu after it, and (under the unfused
+// arithmetic) one column of B with several rows.
+TEST(OnnxQdqReader, BatchedQdqMatMulIsABatchMatMulOrAClearRefusal) {
+  for (DType t : {DType::kInt8, DType::kUint8}) {
+    QdqBatchMatMulSpec s;
+    s.mm.a = t;
+    s.mm.a_zp = t == DType::kUint8 ? 128 : 3;
+    s.mm.y_zp = t == DType::kUint8 ? 128 : -5;
+    s.mm.b_input = true;
+    const BuiltOnnx m = qdq_batch_matmul_model(s);
+    const Graph g = read_onnx(m.bytes, "bmm.onnx");
+    const auto& bmm = only(g, OpKind::kBatchMatMul);
+    EXPECT_TRUE(bmm.onnx_qdq);
+    EXPECT_EQ(find_profile("ort-cpu").pick(g, bmm).preset.name,
+              t == DType::kUint8 ? "onnxruntime" : "onnxruntime-qdq-float");
+    EXPECT_EQ(find_profile("ort-cpu-unfused").pick(g, bmm).preset.name, "onnxruntime-qdq-float");
+    EXPECT_EQ(run_error(g, m.inputs, "ort-cpu-unfused"), "(no error)");
+  }
+  {  // b [3, 24, 1]: one column, 5 rows per batch
+    QdqBatchMatMulSpec s;
+    s.mm.b_shape = {3, 24, 1};
+    const BuiltOnnx m = qdq_batch_matmul_model(s);
+    const std::string e = run_error(read_onnx(m.bytes, "bmm.onnx"), m.inputs, "ort-cpu-unfused");
+    EXPECT_NE(e.find("a MatMul with one column of B is not reproduced under the unfused-QDQ arithmetic"),
+              std::string::npos)
+        << e;
+  }
+  auto model = [](bool per_axis, bool relu) {
+    OnnxBuilder b;
+    b.input("a", DType::kUint8, {2, 3, 4});
+    b.input("b", DType::kUint8, {2, 4, 5});
+    b.output("y", DType::kUint8);
+    b.scales("a_s", {0.02f});
+    b.zero_points("a_z", DType::kUint8, {128});
+    b.node("DequantizeLinear", {"a", "a_s", "a_z"}, {"af"});
+    b.scales("b_s", per_axis ? std::vector<float>{0.01f, 0.02f, 0.03f, 0.04f, 0.05f} : std::vector<float>{0.01f});
+    b.zero_points("b_z", DType::kUint8, per_axis ? std::vector<std::int64_t>(5, 128) : std::vector<std::int64_t>{128});
+    onnx::NodeProto& dq = b.node("DequantizeLinear", {"b", "b_s", "b_z"}, {"bf"});
+    if (per_axis) OnnxBuilder::int_attr(dq, "axis", 2);
+    b.node("MatMul", {"af", "bf"}, {"mm"}, "");
+    if (relu) b.node("Relu", {"mm"}, {"mm_relu"});
+    b.scales("y_s", {0.1f});
+    b.zero_points("y_z", DType::kUint8, {128});
+    b.node("QuantizeLinear", {relu ? "mm_relu" : "mm", "y_s", "y_z"}, {"y"});
+    return b;
+  };
+  EXPECT_EQ(read_error(model(false, false)), "(no error)");
+  const std::string per_axis = read_error(model(true, false));
+  EXPECT_NE(per_axis.find("(MatMul 'mm_node'): B 'b' is a run-time value and its DequantizeLinear per axis; "
+                          "allowed: per tensor"),
+            std::string::npos)
+      << per_axis;
+  const std::string relu = read_error(model(false, true));
+  EXPECT_NE(relu.find("a Relu after a MatMul whose B is N-D or a run-time value; allowed: none there"),
+            std::string::npos)
+      << relu;
+}
+
 TEST(OnnxQdqReader, GemmIsAFullyConnectedWithItsBiasThatOrtAlwaysFuses) {
   QdqMatMulSpec s;
   s.gemm = true;

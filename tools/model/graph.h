@@ -76,6 +76,11 @@ struct Node {
   /// pairs its QDQS8ToU8Transformer turns into uint8. Only such Conv and MatMul groups are fused there
   /// (system.cc ort_fuses_qdq; docs/semantics.md §22.5).
   bool ort_uint8_group = false;
+  /// An onnx_qdq group read with a Relu / Clip that ONNX Runtime keeps (its QuantizeLinear's clamp
+  /// does not make it redundant: a zero point above the type's minimum, or a Clip bound inside the
+  /// quantized range): ORT's QDQ selectors then leave the group unfused at every level, and it runs
+  /// in float32 with the activation (system.cc ort_fuses_qdq; docs/semantics.md §22.5).
+  bool ort_keeps_activation = false;
 
   /// The options as the op's own type (the op guarantees the type for its kind).
   template <class T>

@@ -195,6 +195,10 @@ namespace {
 /// ORT's optimized model, §22.7, §22.8); AveragePool of both types (QLinearAveragePool). The other
 /// groups compute the same bits either way.
 bool ort_fuses_qdq(const Graph& g, const Node& n) {
+  // A Relu / Clip between the operator and its QuantizeLinear that ORT does not remove as redundant
+  // stops every QDQ selector (GetQDQSelection gives up on a non-redundant one): the operator, the
+  // activation and the QuantizeLinear run as float kernels (measured, tests/onnx/oracle_onnx_qdq_test.cc).
+  if (n.ort_keeps_activation) return false;
   if (n.op == OpKind::kAdd || n.op == OpKind::kMul || n.op == OpKind::kLogistic || n.op == OpKind::kLeakyRelu ||
       n.op == OpKind::kSoftmax) {
     return true;
@@ -215,7 +219,7 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
   // single consumer turned uint8 (measured on ResNet-18: its second convolution of each block).
   if (n.op == OpKind::kConv2D || n.op == OpKind::kDepthwiseConv2D) return n.ort_uint8_group;
   // MatMul groups likewise (measured: an int8 MatMul between single-consumer pairs is fused).
-  if (n.op == OpKind::kFullyConnected && n.ort_uint8_group) return true;
+  if ((n.op == OpKind::kFullyConnected || n.op == OpKind::kBatchMatMul) && n.ort_uint8_group) return true;
   return !n.inputs.empty() && n.inputs[0] >= 0 &&
          g.tensors[static_cast<std::size_t>(n.inputs[0])].dtype == cli::DType::kUint8;
 }

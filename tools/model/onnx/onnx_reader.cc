@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -174,6 +175,12 @@ class Importer {
   // int8 value between a pair ort_converts_to_uint8 makes uint8. Its Conv and MatMul selectors on x86
   // fuse a group only when both activations are uint8 this way.
   bool ort_sees_uint8(int tensor, const std::string& value) const;
+  // Whether ONNX Runtime (level basic and above) removes a QDQ group's Relu / Clip `act` before its
+  // QuantizeLinear `q` of type `y_type` as redundant (docs/semantics.md §22.5): Relu when q's zero
+  // point is the type's minimum (ReluQuantFusion, and the QDQ selectors' IsClipMadeRedundantByQ);
+  // Clip when q's range lies inside the Clip's up to FLT_EPSILON (ClipQuantFusion) or the Clip's
+  // bounds quantized reach both ends of the type (the selectors). A kept one leaves the group unfused.
+  bool ort_drops_activation(const onnx::NodeProto& act, const onnx::NodeProto& q, DType y_type) const;
   // A zero point's name: input i of a Q/DQ node, or a made-up constant 0 of `dtype`.
   std::string zero_point_name(const onnx::NodeProto& node, int i, DType dtype, const std::string& for_value);
   const Dequantized& dequantized(const onnx::NodeProto& node, int i, const std::string& label) const;
@@ -1724,6 +1731,49 @@ bool Importer::ort_sees_uint8(int tensor, const std::string& value) const {
   return t == DType::kUint8 || (t == DType::kInt8 && ort_converts_to_uint8(value));
 }
 
+bool Importer::ort_drops_activation(const onnx::NodeProto& act, const onnx::NodeProto& q, DType y_type) const {
+  const std::int64_t qmin = cli::dtype_min(y_type), qmax = cli::dtype_max(y_type);
+  // The QuantizeLinear's zero point (0 when omitted), and whether it and the scale are 0-D constants
+  // (the form the selector's GetQScalarScaleZp takes).
+  std::int64_t zp = 0;
+  bool zp_scalar = true;
+  if (q.input_size() == 3 && !q.input(2).empty()) {
+    const auto z = constants_.find(q.input(2));
+    if (z == constants_.end() || z->second.elements() != 1) return false;
+    zp = z->second.integer_at(0);
+    zp_scalar = z->second.shape.empty();
+  }
+  if (act.op_type() == "Relu") return zp == qmin;  // ReluQuantFusion and the selector alike
+  const auto sc = constants_.find(q.input(1));
+  if (sc == constants_.end() || sc->second.dtype != DType::kFloat32 || !sc->second.shape.empty() || !zp_scalar) {
+    return false;
+  }
+  float scale = 0.0f;
+  std::memcpy(&scale, sc->second.bytes.data(), 4);
+  // Clip's bounds, the float32 limits where absent (GetClipConstantMinMax); the reader has checked
+  // that present ones are float32 scalars.
+  auto bound = [&](int i, float absent) {
+    if (i >= act.input_size() || act.input(i).empty()) return absent;
+    float v = 0.0f;
+    std::memcpy(&v, constants_.at(act.input(i)).bytes.data(), 4);
+    return v;
+  };
+  const float lo = bound(1, std::numeric_limits<float>::lowest()), hi = bound(2, std::numeric_limits<float>::max());
+  // ClipQuantFusion: the quantized range [scale * (qmin - zp), scale * (qmax - zp)] inside the
+  // Clip's, up to FLT_EPSILON, all in float32.
+  constexpr float eps = std::numeric_limits<float>::epsilon();
+  const float lower = scale * static_cast<float>(qmin - zp), upper = scale * static_cast<float>(qmax - zp);
+  if (!(eps < lo - lower) && !(eps < upper - hi)) return true;
+  // The selector: the Clip's bounds quantized, rint(bound / scale) + zp, reach past both ends of the
+  // type; the int32 conversion of x86 (cvttss2si) gives INT32_MIN for a value outside int32.
+  auto to_int32 = [](float v) {
+    const float r = std::rint(v);
+    return r >= -2147483648.0f && r < 2147483648.0f ? static_cast<std::int64_t>(r)
+                                                    : std::int64_t{std::numeric_limits<std::int32_t>::min()};
+  };
+  return to_int32(lo / scale) + zp <= qmin && to_int32(hi / scale) + zp >= qmax;
+}
+
 bool Importer::ort_converts_to_uint8(const std::string& value) const {
   // A one-element int8 constant zero point at input 2 of `n` (0 when omitted and allowed).
   auto int8_zero_point = [&](const onnx::NodeProto& n, bool may_omit, std::int64_t* zp) {
@@ -1774,10 +1824,12 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     return graph.node(it->second[0]);
   };
   Activation act = Activation::kNone;
+  const onnx::NodeProto* act_node = nullptr;
   const onnx::NodeProto* q = &only_consumer(node.output(0));
   const bool computes = op == "Conv" || op == "MatMul" || op == "Gemm" || op == "Add" || op == "Mul";
   if (computes && q->domain().empty() && (q->op_type() == "Relu" || q->op_type() == "Clip")) {
     const onnx::NodeProto& r = *q;
+    act_node = &r;
     const std::string rlabel = fmt::format("{} ({} '{}')", label, r.op_type(), r.name());
     if (r.output_size() != 1 || r.output(0).empty()) fail(fmt::format("{}: allowed: one output", rlabel));
     if (r.op_type() == "Relu") {
@@ -1820,6 +1872,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
   if (q->input_size() == 3 && !q->input(2).empty()) y_type = constant_input(*q, 2, qlabel, "y_zero_point").dtype;
   const std::string y_scale = q->input(1);
   const std::string y_zp = zero_point_name(*q, 2, y_type, q->output(0));
+  const bool ort_keeps_activation = act_node != nullptr && !ort_drops_activation(*act_node, *q, y_type);
 
   // The QLinear operator ONNX Runtime's QDQ fusion makes of the group, with this group's names.
   onnx::NodeProto f;
@@ -1917,6 +1970,14 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     const Dequantized& a = dequantized(node, 0, label);
     const Dequantized& b = dequantized(node, 1, label);
     activation_only(a, "A");
+    // An N-D or run-time B becomes a BATCH_MATMUL (read_qlinear_batch_matmul), per tensor only.
+    if (const auto bc = constants_.find(b.value); bc == constants_.end() || bc->second.shape.size() != 2) {
+      if (const auto sc = constants_.find(b.scale); sc != constants_.end() && sc->second.elements() > 1) {
+        fail(fmt::format("{}: B '{}' is {} and its DequantizeLinear per axis; allowed: per tensor (a per-axis B "
+                         "must be a 2-D constant)",
+                         label, b.value, bc == constants_.end() ? "a run-time value" : "an N-D constant"));
+      }
+    }
     check_per_axis(b, 1, 2, "B");
     f.set_op_type("QLinearMatMul");
     add(a);
@@ -2103,6 +2164,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     read_reshape(f, label, op == "Flatten");
   }
   g_.nodes.back().onnx_qdq = true;
+  g_.nodes.back().ort_keeps_activation = ort_keeps_activation;
   if (act != Activation::kNone) {
     Node& n = g_.nodes.back();
     if (n.op == OpKind::kConv2D) {
@@ -2117,6 +2179,10 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
       auto o = std::make_shared<FullyConnectedOptions>(n.opts<FullyConnectedOptions>());
       o->activation = act;
       n.options = o;
+    } else if (n.op == OpKind::kBatchMatMul) {
+      fail(fmt::format("{}: a {} after a MatMul whose B is N-D or a run-time value; allowed: none there "
+                       "(BATCH_MATMUL has no fused activation)",
+                       label, act_node->op_type()));
     } else {
       auto o = std::make_shared<ElementwiseOptions>(n.opts<ElementwiseOptions>());
       o->activation = act;

@@ -9,7 +9,10 @@
 
 #include "model/onnx/qdq_fma_kernel.h"
 #include "model/ops/conv_common.h"
+#include "model/ops/batch_matmul.h"
 #include "model/ops/elementwise.h"
+#include "preset_params.h"
+#include "qparity/reference/batch_matmul.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -705,6 +708,120 @@ class FcFloat : public PreparedNode {
   std::vector<std::ptrdiff_t> offsets_;
 };
 
+// One output of MLAS's single-row SGEMM kernel for an unpacked B (MlasSgemmKernelM1Avx, which x86
+// builds run for M = 1 on every AVX CPU): products rounded on their own (vmulps, no FMA), summed
+// four K rows at a time as ((p0 + p1) + p2) + p3, each block then added to the output; the K
+// remainder as one block of two, then one of one.
+float m1_sum(const float* x, const float* w, std::size_t k, std::size_t stride) {
+  auto p = [&](std::size_t i) { return x[i] * w[i * stride]; };
+  float c = 0.0f;
+  std::size_t i = 0;
+  for (; i + 4 <= k; i += 4) c = (((p(i) + p(i + 1)) + p(i + 2)) + p(i + 3)) + c;
+  if ((k - i) & 2) {
+    c = (p(i) + p(i + 1)) + c;
+    i += 2;
+  }
+  if ((k - i) & 1) c = p(i) + c;
+  return c;
+}
+
+// BATCH_MATMUL as ONNX MatMul with an N-D or run-time b: ORT's float MatMul (MatMulComputeHelper,
+// MlasGemmBatch) runs one SGEMM per output batch of the broadcast shape, or one over all of a's
+// rows when b is 2-D (a's leading dimensions flattened into M). B is not packed ahead (ORT packs a
+// constant 2-D b only, which the reader makes a FULLY_CONNECTED), so a GEMM of one row runs MLAS's
+// single-row kernel (m1_sum) and the others SliceSum's chains with the slice of mlas_k_slice. Per-
+// tensor quantization (the reader's BATCH_MATMUL has no other). The scalar reference serves both
+// engines: one path keeps the bits obviously the same, and this form's GEMMs are small.
+class BatchMatMulFloat : public PreparedNode {
+ public:
+  BatchMatMulFloat(const Graph& g, const Node& n, const System& sys) : sys_(sys) {
+    lhs_ = n.inputs[0];
+    rhs_ = n.inputs[1];
+    out_ = n.outputs[0];
+    const TensorDef& a = input_def(g, n, 0);
+    const TensorDef& b = input_def(g, n, 1);
+    const TensorDef& out = g.tensors[static_cast<std::size_t>(out_)];
+    const auto& o = n.opts<BatchMatMulOptions>();
+    try {
+      geo_ = reference::batch_matmul_geometry(a.shape, b.shape, o.adj_x, o.adj_y);
+    } catch (const std::exception& e) {
+      node_error(g, n, cli::without_library_prefix(e.what()));
+    }
+    if (o.adj_x || o.adj_y) node_error(g, n, "adj_x / adj_y under the unfused-QDQ arithmetic; allowed: neither (ONNX MatMul)");
+    out_type_ = out.dtype;
+    qa_ = affine_of(a);
+    qb_ = affine_of(b);
+    y_ = affine_of(out);
+    // ORT's GEMM rows: all of a's rows when b is one matrix, else one batch matrix's.
+    const std::size_t rows = b.shape.size() == 2 ? count_of(a.shape) / geo_.k : geo_.m;
+    single_row_ = rows == 1;
+    slice_ = mlas_k_slice(rows, geo_.n, geo_.k);
+    if (!single_row_ && geo_.n == 1) {
+      // MLAS turns a one-column SGEMM into a single-row one on the transposed operands, whose
+      // transposed-B kernel's order is not modelled (as for a one-row Gemm, docs/semantics.md §22.5).
+      node_error(g, n,
+                 "a MatMul with one column of B is not reproduced under the unfused-QDQ arithmetic (MLAS's "
+                 "transposed single-row kernel sums in another order); allowed: two or more columns, or a fused "
+                 "profile where ORT fuses the group");
+    }
+    if (b.constant()) {
+      rhs_f_.resize(b.data->elements());
+      dequantize_all(*b.data, qb_.scale(0), qb_.zero_point(0), rhs_f_.data());
+    }
+  }
+
+  void run(std::vector<Tensor>& values) const override {
+    const Tensor& a = values[static_cast<std::size_t>(lhs_)];
+    Tensor& out = values[static_cast<std::size_t>(out_)];
+    std::vector<float> af(a.elements()), bf;
+    dequantize_all(a, qa_.scale(0), qa_.zero_point(0), af.data());
+    if (rhs_f_.empty()) {
+      const Tensor& b = values[static_cast<std::size_t>(rhs_)];
+      bf.resize(b.elements());
+      dequantize_all(b, qb_.scale(0), qb_.zero_point(0), bf.data());
+    }
+    const std::vector<float>& rhs = rhs_f_.empty() ? bf : rhs_f_;
+    const std::size_t m = geo_.m, k = geo_.k, nn = geo_.n;
+    SliceSum sum(slice_);
+    for (std::size_t batch = 0; batch < geo_.batches(); ++batch) {
+      const float* x = af.data() + geo_.lhs_batch(batch) * m * k;
+      const float* w = rhs.data() + geo_.rhs_batch(batch) * k * nn;
+      for (std::size_t r = 0; r < m; ++r) {
+        for (std::size_t j = 0; j < nn; ++j) {
+          float y = 0.0f;
+          if (single_row_) {
+            y = m1_sum(x + r * k, w + j, k, nn);
+          } else {
+            sum.start();
+            for (std::size_t i = 0; i < k; ++i) sum.add(x[r * k + i], w[i * nn + j]);
+            y = sum.finish();
+          }
+          store_integer(out, (batch * m + r) * nn + j, quantize(y, y_.scale(0), y_.zero_point(0), out_type_));
+        }
+      }
+    }
+  }
+
+  std::vector<std::string> describe() const override {
+    return {fmt::format("arithmetic: {}", sys_.name),
+            fmt::format("ONNX Runtime unfused QDQ MatMul, {} batch(es) of [{}, {}] x [{}, {}]: float32 FMAs in K order",
+                        geo_.batches(), geo_.m, geo_.k, geo_.k, geo_.n),
+            single_row_ ? std::string("one row: MLAS's single-row kernel, products rounded, summed in blocks of 4 K")
+                        : fmt::format("{} (MLAS SGEMM; each slice from 0, then added to y_f)", slice_text(geo_.k, slice_)),
+            "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+  }
+
+ private:
+  System sys_;
+  int lhs_ = -1, rhs_ = -1, out_ = -1;
+  DType out_type_{};
+  Affine qa_, qb_, y_;
+  reference::BatchMatMulGeometry geo_;
+  std::size_t slice_ = 1;
+  bool single_row_ = false;
+  std::vector<float> rhs_f_;  // a constant b dequantized once; empty for a run-time b
+};
+
 // ADD / MUL of two tensors of one shape, or of a tensor and a one-element constant: ONNX Runtime's
 // float Add / Mul on the dequantized inputs.
 class BinaryFloat : public PreparedNode {
@@ -825,7 +942,7 @@ bool ort_qdq_float_handles(const Node& node, const System& system) {
   const OpKind k = node.op;
   return system.preset.name == kOrtQdqFloatPreset &&
          (k == OpKind::kConv2D || k == OpKind::kDepthwiseConv2D || k == OpKind::kFullyConnected || k == OpKind::kAdd ||
-          k == OpKind::kMul || k == OpKind::kMean);
+          k == OpKind::kMul || k == OpKind::kMean || k == OpKind::kBatchMatMul);
 }
 
 std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system,
@@ -837,6 +954,7 @@ std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const No
   if (k == OpKind::kFullyConnected) return std::make_unique<FcFloat>(graph, node, system, isa);
   if (k == OpKind::kAdd || k == OpKind::kMul) return std::make_unique<BinaryFloat>(graph, node, system);
   if (k == OpKind::kMean) return std::make_unique<GlobalAverageFloat>(graph, node, system);
+  if (k == OpKind::kBatchMatMul) return std::make_unique<BatchMatMulFloat>(graph, node, system);
   node_error(graph, node, "the unfused-QDQ arithmetic does not compute this op");
 }
 

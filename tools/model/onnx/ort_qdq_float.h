@@ -10,8 +10,10 @@
 // Conv and MatMul sum their products with float32 FMAs in ONNX's K order (input channel, kernel
 // row, kernel column), in slices of MLAS's K stride (128, doubled while MLAS halves its N stride for
 // a small N; one slice when the GEMM has one row), each slice from zero and added to the running
-// output; the bias is added after the sum. A fused Relu / Relu6 (the graph's Relu or Clip(0, 6)
-// between the operator and its QuantizeLinear) clamps y_f in float32 first.
+// output; the bias is added after the sum. A MatMul with an N-D or run-time b (BATCH_MATMUL) of
+// one row per GEMM sums as MLAS's single-row kernel does (products rounded, blocks of four K rows).
+// A fused Relu / Relu6 (the graph's Relu or Clip(0, 6) between the operator and its QuantizeLinear)
+// clamps y_f in float32 first.
 #pragma once
 
 #include <memory>
@@ -26,7 +28,7 @@ namespace qparity::model {
 inline constexpr const char* kOrtQdqFloatPreset = "onnxruntime-qdq-float";
 
 /// Whether `system` is the unfused-QDQ system and the node one whose float32 arithmetic this file
-/// computes (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, MEAN); the other ops of a QDQ
+/// computes (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL, ADD, MUL, MEAN); the other ops of a QDQ
 /// graph compute the same bits under the onnxruntime preset's own formulas (pooling, concatenation,
 /// data movement: docs/semantics.md §22.5).
 bool ort_qdq_float_handles(const Node& node, const System& system);
