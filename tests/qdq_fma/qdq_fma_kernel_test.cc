@@ -179,7 +179,7 @@ TEST(QdqFmaKernel, EveryIsaGivesTheScalarBits) {
       for (std::size_t lanes : {1u, 3u, 7u, 17u, 63u, 64u, 70u}) {
         for (std::size_t pixels : {1u, 3u, 7u, 17u, 63u}) {
           const std::size_t ldw = (lanes + qdq_fma::kLanePad - 1) / qdq_fma::kLanePad * qdq_fma::kLanePad;
-          if (pixels * k * ldw > 300000) continue;  // keep the sweep fast
+          if (pixels * k * ldw > 100000) continue;  // keep the sweep fast
           for (std::size_t slice : {1u, 7u, 128u, 256u}) {
             if (slice == 1 && k > 17) continue;
             const int variant = static_cast<int>(seed % 8);  // per_lane, masked, start in every combination
@@ -200,7 +200,7 @@ TEST(QdqFmaKernel, EveryIsaGivesTheScalarBits) {
         }
       }
     }
-    EXPECT_GT(layers, 500u) << qparity::to_string(isa);
+    EXPECT_GT(layers, 400u) << qparity::to_string(isa);
   });
 }
 
@@ -211,12 +211,12 @@ TEST(QdqFmaKernel, LargeKGivesTheScalarBits) {
     // ResNet-18's 3x3 convolutions on 512 channels: K = 4,608, slices of 128; a 64-lane block.
     for (bool masked : {false, true}) {
       const Layer l = make_layer(4608, 64, 6, 128, false, masked, false, masked ? 11u : 12u);
-      for (std::size_t k_step : {l.k, l.slice}) {
-        std::vector<float> want(l.pixels * l.ldw), got(l.pixels * l.ldw);
-        run_layer(scalar, l, k_step, 0, l.pixels, want.data());
-        run_layer(kernel, l, k_step, 0, l.pixels, got.data());
-        EXPECT_EQ(first_difference(l, want, got), "") << qparity::to_string(isa) << " masked " << masked;
-      }
+      // Unmasked: all of K per call; masked: slice by slice (k_begin > 0 adds to the output).
+      const std::size_t k_step = masked ? l.slice : l.k;
+      std::vector<float> want(l.pixels * l.ldw), got(l.pixels * l.ldw);
+      run_layer(scalar, l, k_step, 0, l.pixels, want.data());
+      run_layer(kernel, l, k_step, 0, l.pixels, got.data());
+      EXPECT_EQ(first_difference(l, want, got), "") << qparity::to_string(isa) << " masked " << masked;
     }
   });
 }
