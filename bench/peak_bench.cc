@@ -24,7 +24,7 @@
 //                                 (ymm).
 //   peak/vfmadd231ps/<zmm|ymm>    VFMADD231PS: one float32 FMA per lane (AVX-512F / AVX2 + FMA):
 //                                 the unfused-QDQ float32 sums under ort-cpu
-//                                 (tools/model/onnx/qdq_fma_kernel.h) and MLAS's SGEMM that ONNX
+//                                 (kernels/qdq_fma/qdq_fma_kernel.h) and MLAS's SGEMM that ONNX
 //                                 Runtime runs them with (OPS = 2 x FMAs, as for the integer rows).
 //
 // A row whose instruction the CPU lacks is skipped with the reason. The loop's operand values do

@@ -26,7 +26,7 @@
 #define QPARITY_ISA_LIST(X) \
   X(Scalar, scalar, 0, Scalar, any, "", "", "portable C++ (the reference formulas, compiled for the baseline)") \
   X(Sse41, sse41, 1, Scalar, x86, "-msse4.1", "sse4_1", "SSE4.1") \
-  X(Avx2, avx2, 2, Sse41, x86, "-mavx2 -mbmi2", "avx2 bmi2", "AVX2 + BMI2") \
+  X(Avx2, avx2, 2, Sse41, x86, "-mavx2 -mbmi2 -mfma", "avx2 bmi2 fma", "AVX2 + BMI2 + FMA") \
   X(AvxVnni, avxvnni, 3, Avx2, x86, "-mavxvnni", "avx_vnni", "AVX2 + AVX-VNNI (VEX VPDPBUSD, Alder Lake, Zen 5)") \
   X(Avx512, avx512, 4, Avx2, x86, "-mavx512f -mavx512bw -mavx512dq -mavx512vl", "avx512f avx512bw avx512dq avx512vl", "AVX-512 F+BW+DQ+VL (Skylake-X level)") \
   X(Avx512Vnni, avx512vnni, 5, Avx512, x86, "-mavx512vnni", "avx512_vnni", "AVX-512 VNNI (Cascade Lake, Zen 4)") \

@@ -34,6 +34,7 @@ CpuFeatures detect() {
     f.os_avx512 = f.os_avx && (xcr0 & 0xE0) == 0xE0;       // opmask, ZMM_Hi256, Hi16_ZMM
     f.os_amx = (xcr0 & 0x60000) == 0x60000;                // XTILECFG, XTILEDATA
   }
+  f.fma = f.os_avx && ((c >> 12) & 1);
   if (max_leaf >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
     const unsigned max_subleaf_7 = a;
@@ -67,7 +68,8 @@ struct NamedFeature {
 };
 constexpr NamedFeature kNamedFeatures[] = {
     {"sse4_1", &CpuFeatures::sse41, false},        {"avx2", &CpuFeatures::avx2, false},
-    {"bmi2", &CpuFeatures::bmi2, false},           {"avx512f", &CpuFeatures::avx512f, false},
+    {"bmi2", &CpuFeatures::bmi2, false},           {"fma", &CpuFeatures::fma, false},
+    {"avx512f", &CpuFeatures::avx512f, false},
     {"avx512bw", &CpuFeatures::avx512bw, false},   {"avx512dq", &CpuFeatures::avx512dq, false},
     {"avx512vl", &CpuFeatures::avx512vl, false},   {"avx512_vnni", &CpuFeatures::avx512vnni, false},
     {"avx_vnni", &CpuFeatures::avxvnni, false},    {"amx_tile", &CpuFeatures::amx_tile, true},

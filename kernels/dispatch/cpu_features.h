@@ -13,6 +13,7 @@ struct CpuFeatures {
   bool sse41 = false;       ///< "sse4_1"
   bool avx2 = false;        ///< "avx2"
   bool bmi2 = false;        ///< "bmi2"
+  bool fma = false;         ///< "fma": CPUID.1:ECX[12] (FMA3, on YMM registers: needs os_avx)
   bool avx512f = false;     ///< "avx512f"
   bool avx512bw = false;    ///< "avx512bw"
   bool avx512dq = false;    ///< "avx512dq"

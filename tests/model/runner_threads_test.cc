@@ -1,7 +1,7 @@
 // The graph runner on several threads (Runner(..., threads)): the zoo models (tools/model/zoo.h),
 // as built and as read back from the ONNX writer's two forms, give every tensor the bits of one
-// thread under the profiles whose convolutions take the threaded path, and pool workers really
-// ran tiles. Small inputs (64x64) keep it fast; the pool is forced so that their small layers
+// thread under the profiles whose convolutions take the threaded path (the int8 QDQ form's float32
+// convolutions included), and pool workers really ran tiles. Small inputs (64x64) keep it fast; the pool is forced so that their small layers
 // still split.
 #include <gtest/gtest.h>
 
@@ -80,6 +80,21 @@ TEST(RunnerThreads, OnnxZooModelsGiveTheOneThreadBits) {
     const Tensor input = qparity::cli::generate_tensor(f.activations, {1, 3, 64, 64}, 5, u8 ? 0 : -128, u8 ? 255 : 127);
     for (const char* profile : {"ort-cpu", "tflite-xnnpack-x86"}) expect_same_tensors(g, profile, input, 2);
   }
+}
+
+// The int8 QDQ form under ort-cpu: ONNX Runtime does not fuse int8 QDQ convolutions on x86, so every
+// Conv and the MatMul run the unfused float32 engine (tools/model/onnx/ort_qdq_float.cc), whose
+// qdq_fma kernel calls split over output pixels (never over K): the same bits on 2 and 3 threads.
+TEST(RunnerThreads, OnnxInt8QdqFloatConvsGiveTheOneThreadBits) {
+  const qparity_test::ForceTilePool force;
+  ZooOptions zo = small_zoo();
+  zo.softmax = false;
+  OnnxWriteOptions wo;
+  wo.form = OnnxForm::kQdq;
+  wo.activations = DType::kInt8;
+  const Graph g = read_onnx(write_onnx(resnet18(zo), wo), "resnet18_qdq_s8");
+  const Tensor input = qparity::cli::generate_tensor(DType::kInt8, {1, 3, 64, 64}, 5, -128, 127);
+  for (unsigned threads : {2u, 3u}) expect_same_tensors(g, "ort-cpu", input, threads);
 }
 
 TEST(RunnerThreads, ThreadCountOutsideTheRangeIsAnError) {

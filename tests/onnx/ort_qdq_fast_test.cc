@@ -1,7 +1,8 @@
-// The vector path of ONNX Runtime's unfused-QDQ float32 sums (model/onnx/qdq_fma_kernel.h) against
-// the scalar reference (SliceSum in model/onnx/ort_qdq_float.cc): on each conv / MatMul / Gemm
-// shape below, every y_f of each vector path this CPU runs has the reference's float bits, and the
-// whole model run with Engine::kFast gives the quantized outputs of Engine::kReference. The shapes
+// The fast engine of ONNX Runtime's unfused-QDQ float32 sums (the library's qdq_fma kernels,
+// kernels/qdq_fma) against the scalar reference (SliceSum in model/onnx/ort_qdq_float.cc): on each
+// conv / MatMul / Gemm shape below, every y_f of the kernel serving each ISA this CPU supports has
+// the reference's float bits (the widest also on 3 threads), and the whole model run with
+// Engine::kFast gives the quantized outputs of Engine::kReference. The shapes
 // stress the paths' edges: channel counts that are not a multiple of a vector (1, 3, 17, 63),
 // K just below, at and past MLAS's 128 slice and a doubled (256) slice, padding, stride 2,
 // dilation, 1x1, grouped and depthwise convolutions, batch 2, Gemm's bias start.
@@ -32,7 +33,6 @@ using qparity::model::Node;
 using qparity::model::OpKind;
 using qparity::model::read_onnx;
 using qparity::model::Runner;
-namespace qdq_fma = qparity::model::qdq_fma;
 
 const Node& arithmetic_node(const Graph& g) {
   for (const Node& n : g.nodes) {
@@ -41,11 +41,11 @@ const Node& arithmetic_node(const Graph& g) {
   throw std::runtime_error("no conv or fully connected node");
 }
 
-// The vector paths this CPU runs (none on other processors: the test then has nothing to compare).
-std::vector<qdq_fma::Isa> vector_paths() {
-  std::vector<qdq_fma::Isa> isas;
-  for (qdq_fma::Isa isa : {qdq_fma::Isa::kAvx2, qdq_fma::Isa::kAvx512}) {
-    if (qdq_fma::isa_available(isa)) isas.push_back(isa);
+// The ISAs this CPU supports, lowest first (scalar at least).
+std::vector<qparity::Isa> supported_paths() {
+  std::vector<qparity::Isa> isas;
+  for (qparity::Isa isa : qparity::all_isas()) {
+    if ((qparity::supported_isas() & qparity::mask_of(isa)) != 0) isas.push_back(isa);
   }
   return isas;
 }
@@ -60,17 +60,22 @@ void expect_same_bits(const BuiltOnnx& model, std::uint64_t seed) {
   const auto& in_def = g.tensors[static_cast<std::size_t>(node.inputs[0])];
   std::mt19937 rng(static_cast<std::uint32_t>(seed));
   const Tensor input = random_tensor(rng, in_def.dtype, in_def.shape, -128, 127);
-  const std::vector<float> reference = ort_qdq_float_sums(g, node, sys, qdq_fma::Isa::kNone, input);
+  const std::vector<float> reference =
+      ort_qdq_float_sums(g, node, sys, Engine::kReference, qparity::Isa::kScalar, input);
   ASSERT_FALSE(reference.empty());
-  for (qdq_fma::Isa isa : vector_paths()) {
-    const std::vector<float> fast = ort_qdq_float_sums(g, node, sys, isa, input);
-    ASSERT_EQ(fast.size(), reference.size());
-    std::size_t differ = 0, first = 0;
-    for (std::size_t i = 0; i < fast.size(); ++i) {
-      if (std::memcmp(&fast[i], &reference[i], sizeof(float)) != 0 && differ++ == 0) first = i;
+  const std::vector<qparity::Isa> isas = supported_paths();
+  for (qparity::Isa isa : isas) {
+    for (unsigned threads : {1u, 3u}) {
+      if (threads > 1 && isa != isas.back()) continue;
+      const std::vector<float> fast = ort_qdq_float_sums(g, node, sys, Engine::kFast, isa, input, threads);
+      ASSERT_EQ(fast.size(), reference.size());
+      std::size_t differ = 0, first = 0;
+      for (std::size_t i = 0; i < fast.size(); ++i) {
+        if (std::memcmp(&fast[i], &reference[i], sizeof(float)) != 0 && differ++ == 0) first = i;
+      }
+      EXPECT_EQ(differ, 0u) << "isa " << qparity::to_string(isa) << ", " << threads << " threads: first at " << first
+                            << ": " << fast[first] << " vs reference " << reference[first];
     }
-    EXPECT_EQ(differ, 0u) << "isa " << static_cast<int>(isa) << ": first at " << first << ": " << fast[first]
-                          << " vs reference " << reference[first];
   }
   const std::vector<qparity::model::System> systems = qparity::model::resolve_node_map(
       qparity::model::parse_node_map("ort-cpu-unfused", "profile"), g, "profile");
@@ -100,7 +105,6 @@ QdqConvSpec conv(std::size_t c, std::size_t m, std::size_t kh, std::size_t kw, s
 }
 
 TEST(OrtQdqFast, ConvSumsHaveTheReferenceBits) {
-  if (vector_paths().empty()) GTEST_SKIP() << "no AVX2 + FMA on this CPU: the scalar reference is the only path";
   std::vector<QdqConvSpec> specs = {
       conv(3, 17, 3, 3, 11, 9, 2, 1),     // odd channels, padding, stride 2 (K = 27)
       conv(5, 1, 3, 3, 7, 7, 1, 1),       // one output channel
@@ -141,7 +145,6 @@ TEST(OrtQdqFast, ConvSumsHaveTheReferenceBits) {
 }
 
 TEST(OrtQdqFast, MatMulAndGemmSumsHaveTheReferenceBits) {
-  if (vector_paths().empty()) GTEST_SKIP() << "no AVX2 + FMA on this CPU: the scalar reference is the only path";
   struct Case {
     std::vector<std::size_t> a_shape;
     std::size_t n;

@@ -104,7 +104,7 @@ TEST(IsaCap, EverythingUpToAndIncludingTheNamedIsa) {
 
 CpuFeatures haswell() {
   CpuFeatures f;
-  f.sse41 = f.avx2 = f.bmi2 = f.os_avx = true;
+  f.sse41 = f.avx2 = f.bmi2 = f.fma = f.os_avx = true;
   return f;
 }
 CpuFeatures alder_lake() {  // AVX-VNNI without AVX-512
@@ -162,6 +162,9 @@ TEST(IsaLevels, EachPathNeedsTheLevelItExtends) {
   f.bmi2 = false;  // the AVX2 level includes BMI2; AVX-VNNI extends it
   EXPECT_EQ(internal::isa_levels(f, true), mask_of_list({Isa::kScalar, Isa::kSse41}));
   f = zen4();
+  f.fma = false;  // the AVX2 level includes FMA (the qdq_fma kernels), and AVX-512 extends it
+  EXPECT_EQ(internal::isa_levels(f, true), mask_of_list({Isa::kScalar, Isa::kSse41}));
+  f = zen4();
   f.avx512vl = false;  // no AVX-512 level, so no AVX-512 VNNI either
   EXPECT_EQ(internal::isa_levels(f, true), kHaswell);
   f = alder_lake();
@@ -174,7 +177,7 @@ TEST(IsaLevels, EachPathNeedsTheLevelItExtends) {
 // run instructions the CPU lacks.
 TEST(IsaLevels, KernelsOfEverySupportedPathAreSupported) {
   bool CpuFeatures::*const flags[] = {
-      &CpuFeatures::sse41,    &CpuFeatures::avx2,       &CpuFeatures::bmi2,
+      &CpuFeatures::sse41,    &CpuFeatures::avx2,       &CpuFeatures::bmi2,       &CpuFeatures::fma,
       &CpuFeatures::avx512f,  &CpuFeatures::avx512bw,
       &CpuFeatures::avx512dq, &CpuFeatures::avx512vl,   &CpuFeatures::avx512vnni,
       &CpuFeatures::avxvnni,  &CpuFeatures::amx_tile,   &CpuFeatures::amx_int8,

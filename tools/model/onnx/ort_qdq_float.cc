@@ -7,16 +7,19 @@
 #include <cstring>
 #include <limits>
 
-#include "model/onnx/qdq_fma_kernel.h"
 #include "model/ops/conv_common.h"
 #include "model/ops/batch_matmul.h"
 #include "model/ops/elementwise.h"
 #include "preset_params.h"
+#include "qparity/error.h"
 #include "qparity/reference/batch_matmul.h"
+#include "qparity_internal/qdq_fma.h"
 #include "tool_error.h"
 
 namespace qparity::model {
 namespace {
+
+namespace qdq_fma = qparity::internal::qdq_fma;
 
 // An 8-bit tensor's affine parameters per index of its quantized axis (one entry when per tensor).
 struct Affine {
@@ -251,8 +254,9 @@ FloatWeights float_weights(const Graph& g, const Node& n, std::size_t channel_di
 // (MlasConv: im2col in (channel, kernel row, kernel column) order, then SGEMM per group).
 class ConvFloat : public PreparedNode {
  public:
-  ConvFloat(const Graph& g, const Node& n, const System& sys, bool depthwise, qdq_fma::Isa isa)
-      : sys_(sys), depthwise_(depthwise), isa_(isa) {
+  // kernel: the qdq_fma kernel of the fast engine; null: the scalar reference (SliceSum).
+  ConvFloat(const Graph& g, const Node& n, const System& sys, bool depthwise, qdq_fma::RunFn kernel)
+      : sys_(sys), depthwise_(depthwise), kernel_(kernel) {
     in_ = n.inputs[0];
     out_ = n.outputs[0];
     const TensorDef& in = input_def(g, n, 0);
@@ -303,7 +307,7 @@ class ConvFloat : public PreparedNode {
     const bool pointwise = k == cpg_ && stride_h_ == 1 && stride_w_ == 1 && r.pad_top == 0 && r.pad_left == 0 &&
                            r.pad_bottom == 0 && r.pad_right == 0;
     slice_ = pointwise ? mlas_k_slice(filters_per_group_, oh_ * ow_, k) : mlas_k_slice(2, oh_ * ow_, k);
-    if (isa_ != qdq_fma::Isa::kNone) {
+    if (kernel_ != nullptr) {
       pack();
       plan_runs();
     }
@@ -312,22 +316,25 @@ class ConvFloat : public PreparedNode {
   // y_f before the bias: the float32 sum of every output (NHWC order), from the dequantized input.
   // Every output is written (the reference and the vector path cover all of them), so y is only
   // resized: a run reuses the previous run's buffers instead of allocating and zeroing them.
-  void sums(const Tensor& in, std::vector<float>* y) const {
+  // `threads` (>= 1) split the fast engine's pixels; every output keeps its one-thread bits.
+  void sums(const Tensor& in, std::vector<float>* y, unsigned threads) const {
     // kLanePad spare floats: the depthwise vector path reads whole vectors past the last channel.
     xf_.resize(in.elements() + qdq_fma::kLanePad);
     dequantize_all(in, x_.scale(0), x_.zero_point(0), xf_.data());
     y->resize(batch_ * oh_ * ow_ * oc_);
-    if (isa_ == qdq_fma::Isa::kNone) {
+    if (kernel_ == nullptr) {
       sums_reference(xf_, y->data());
     } else {
-      sums_fast(xf_, y->data());
+      sums_fast(xf_, y->data(), threads);
     }
   }
 
-  void run(std::vector<Tensor>& values) const override {
+  void run(std::vector<Tensor>& values) const override { run_on_threads(values, 1); }
+
+  void run_on_threads(std::vector<Tensor>& values, unsigned threads) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
-    sums(in, &y_f_);
+    sums(in, &y_f_, threads);
     quantize_outputs(y_f_, oc_, weights_.bias, act_, y_.scale(0), y_.zero_point(0), out);
   }
 
@@ -497,23 +504,52 @@ class ConvFloat : public PreparedNode {
   // streaming through the cache once per run (which made the 512-channel layers of ResNet-18,
   // K = 4,608, twice as slow as ONNX Runtime). Each lane's FMAs and slice additions are the same,
   // in the same order.
-  void sums_fast(const std::vector<float>& xf, float* y_out) const {
+  //
+  // Threads split the runs (output pixels): each range of runs goes through the whole loop nest
+  // above for its own pixels, so every output is computed by one thread in the one-thread order
+  // (K is never split) and writes only its own row.
+  void sums_fast(const std::vector<float>& xf, float* y_out, unsigned threads) const {
     if (lanes_ == 0) return;  // no output channel: nothing to compute (and no empty buffer to copy)
+    const std::size_t row = groups_ * ldw_;
+    const std::size_t pixels = batch_ * oh_ * ow_;
+    // The groups' padded lanes side by side; y itself when that is y's layout.
+    const bool direct = row == oc_;
+    if (!direct) scratch_.resize(pixels * row);
+    float* y = direct ? y_out : scratch_.data();
+    struct Ctx {
+      const ConvFloat* self;
+      const float* x;
+      float* y;
+    } ctx{this, xf.data(), y};
+    const std::uint64_t macs = static_cast<std::uint64_t>(pixels) * oc_ * (cpg_ * kh_ * kw_);
+    qdq_fma::run_ranges_threaded(
+        runs_.size(), threads, macs,
+        [](const void* c, std::size_t begin, std::size_t end) {
+          const auto* k = static_cast<const Ctx*>(c);
+          k->self->sums_fast_runs(k->x, k->y, begin, end);
+        },
+        &ctx);
+    if (!direct) {
+      for (std::size_t p = 0; p < pixels; ++p) {
+        for (std::size_t g = 0; g < groups_; ++g) {
+          std::memcpy(y_out + p * oc_ + g * lanes_, y + p * row + g * ldw_, lanes_ * sizeof(float));
+        }
+      }
+    }
+  }
+
+  // The loop nest of sums_fast for runs_[begin, end): their pixels' rows of y (groups_ * ldw_ floats).
+  void sums_fast_runs(const float* xf, float* y, std::size_t begin, std::size_t end) const {
     constexpr std::size_t kChannelBlock = 4 * qdq_fma::kLanePad;
     const std::size_t k = cpg_ * kh_ * kw_;
     const std::size_t row = groups_ * ldw_;
-    const std::size_t pixels = batch_ * oh_ * ow_;
     // A lane block's whole filter that stays in L2 (1 MiB on this session's Zen 4, shared with the
     // input and the sums) is run all slices at a time per run, so that the run's sums stay in L1
     // between slices (the 7x7 stem: 37 KiB of weights, 3 MiB of sums); a larger one slice by slice.
     constexpr std::size_t kWholeFilterBytes = 256 * 1024;
     const std::size_t k_step = k * kChannelBlock * sizeof(float) <= kWholeFilterBytes ? k : slice_;
-    // The groups' padded lanes side by side; y itself when that is y's layout.
-    const bool direct = row == oc_;
-    if (!direct) scratch_.resize(pixels * row);
-    float* y = direct ? y_out : scratch_.data();
     qdq_fma::Block blk;
-    blk.x = xf.data();
+    blk.x = xf;
     blk.offsets = offsets_.data();
     blk.x_per_lane = per_lane_;
     blk.ldw = ldw_;
@@ -529,7 +565,8 @@ class ConvFloat : public PreparedNode {
         for (std::size_t kb = 0; kb < k; kb += k_step) {
           blk.k_begin = kb;
           blk.k_end = kb + k_step;
-          for (const Run& r : runs_) {
+          for (std::size_t i = begin; i < end; ++i) {
+            const Run& r = runs_[i];
             blk.pixels = r.pixels;
             for (std::size_t p = 0; p < r.pixels; ++p) {
               blk.base[p] = r.origin[p] + channel + lane_shift;
@@ -537,15 +574,8 @@ class ConvFloat : public PreparedNode {
             }
             blk.valid = r.mask == kNoMask ? nullptr : masks_.data() + r.mask;
             blk.out = y + g * ldw_ + c0;
-            qdq_fma::run(isa_, blk);
+            kernel_(blk);
           }
-        }
-      }
-    }
-    if (!direct) {
-      for (std::size_t p = 0; p < pixels; ++p) {
-        for (std::size_t g = 0; g < groups_; ++g) {
-          std::memcpy(y_out + p * oc_ + g * lanes_, y + p * row + g * ldw_, lanes_ * sizeof(float));
         }
       }
     }
@@ -553,7 +583,7 @@ class ConvFloat : public PreparedNode {
 
   System sys_;
   bool depthwise_;
-  qdq_fma::Isa isa_;
+  qdq_fma::RunFn kernel_;
   int in_ = -1, out_ = -1;
   DType in_type_{}, out_type_{};
   Affine x_, y_;
@@ -579,7 +609,8 @@ class ConvFloat : public PreparedNode {
 // each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1).
 class FcFloat : public PreparedNode {
  public:
-  FcFloat(const Graph& g, const Node& n, const System& sys, qdq_fma::Isa isa) : sys_(sys), isa_(isa) {
+  // kernel: the qdq_fma kernel of the fast engine; null: the scalar reference (SliceSum).
+  FcFloat(const Graph& g, const Node& n, const System& sys, qdq_fma::RunFn kernel) : sys_(sys), kernel_(kernel) {
     in_ = n.inputs[0];
     out_ = n.outputs[0];
     const TensorDef& in = input_def(g, n, 0);
@@ -601,7 +632,7 @@ class FcFloat : public PreparedNode {
                  "a Gemm with one row of A is not reproduced under the unfused-QDQ arithmetic (MLAS's single-row "
                  "transposed kernel sums in another order); allowed: two or more rows, or a fused profile (ort-cpu)");
     }
-    if (isa_ != qdq_fma::Isa::kNone) {
+    if (kernel_ != nullptr) {
       // The vector path's filter as [K][units padded] and, with a bias, the starting values.
       ldw_ = (units_ + qdq_fma::kLanePad - 1) / qdq_fma::kLanePad * qdq_fma::kLanePad;
       packed_.assign(depth_ * ldw_, 0.0f);
@@ -617,23 +648,26 @@ class FcFloat : public PreparedNode {
     }
   }
 
-  // y_f before the activation: every output (rows x units), from the dequantized input.
-  void sums(const Tensor& in, std::vector<float>* y) const {
+  // y_f before the activation: every output (rows x units), from the dequantized input; `threads`
+  // (>= 1) split the fast engine's rows, every output keeping its one-thread bits.
+  void sums(const Tensor& in, std::vector<float>* y, unsigned threads) const {
     std::vector<float> xf(in.elements());
     dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
     y->assign(rows_ * units_, 0.0f);
-    if (isa_ == qdq_fma::Isa::kNone) {
+    if (kernel_ == nullptr) {
       sums_reference(xf, y->data());
     } else {
-      sums_fast(xf, y->data());
+      sums_fast(xf, y->data(), threads);
     }
   }
 
-  void run(std::vector<Tensor>& values) const override {
+  void run(std::vector<Tensor>& values) const override { run_on_threads(values, 1); }
+
+  void run_on_threads(std::vector<Tensor>& values, unsigned threads) const override {
     const Tensor& in = values[static_cast<std::size_t>(in_)];
     Tensor& out = values[static_cast<std::size_t>(out_)];
     std::vector<float> y;
-    sums(in, &y);
+    sums(in, &y, threads);
     for (std::size_t at = 0; at < y.size(); ++at) {
       float v = y[at];
       clamp_activation(act_, &v);
@@ -669,12 +703,31 @@ class FcFloat : public PreparedNode {
     }
   }
 
-  // The vector path: kMaxPixels rows of A per call, every unit a lane.
-  void sums_fast(const std::vector<float>& xf, float* y_out) const {
+  // The vector path: kMaxPixels rows of A per call, every unit a lane. Threads split the blocks of
+  // rows (each output is one thread's, in the one-thread order; K is never split).
+  void sums_fast(const std::vector<float>& xf, float* y_out, unsigned threads) const {
     if (units_ == 0) return;  // no column: nothing to compute (and no empty buffer to copy)
+    struct Ctx {
+      const FcFloat* self;
+      const float* x;
+      float* y;
+    } ctx{this, xf.data(), y_out};
+    const std::size_t blocks = (rows_ + qdq_fma::kMaxPixels - 1) / qdq_fma::kMaxPixels;
+    const std::uint64_t macs = static_cast<std::uint64_t>(rows_) * units_ * depth_;
+    qdq_fma::run_ranges_threaded(
+        blocks, threads, macs,
+        [](const void* c, std::size_t begin, std::size_t end) {
+          const auto* k = static_cast<const Ctx*>(c);
+          k->self->sums_fast_rows(k->x, k->y, begin, end);
+        },
+        &ctx);
+  }
+
+  // Row blocks [begin, end) of sums_fast, kMaxPixels rows each.
+  void sums_fast_rows(const float* xf, float* y_out, std::size_t begin, std::size_t end) const {
     std::vector<float> scratch(qdq_fma::kMaxPixels * ldw_);
     qdq_fma::Block blk;
-    blk.x = xf.data();
+    blk.x = xf;
     blk.offsets = offsets_.data();
     blk.w = packed_.data();
     blk.ldw = ldw_;
@@ -684,10 +737,11 @@ class FcFloat : public PreparedNode {
     blk.start = start_.empty() ? nullptr : start_.data();
     blk.out = scratch.data();
     for (std::size_t p = 0; p < qdq_fma::kMaxPixels; ++p) blk.out_row[p] = p * ldw_;
-    for (std::size_t r0 = 0; r0 < rows_; r0 += qdq_fma::kMaxPixels) {
+    for (std::size_t r0 = begin * qdq_fma::kMaxPixels; r0 < rows_ && r0 < end * qdq_fma::kMaxPixels;
+         r0 += qdq_fma::kMaxPixels) {
       blk.pixels = std::min(qdq_fma::kMaxPixels, rows_ - r0);
       for (std::size_t p = 0; p < blk.pixels; ++p) blk.base[p] = static_cast<std::ptrdiff_t>((r0 + p) * depth_);
-      qdq_fma::run(isa_, blk);
+      kernel_(blk);
       for (std::size_t p = 0; p < blk.pixels; ++p) {
         std::memcpy(y_out + (r0 + p) * units_, scratch.data() + p * ldw_, units_ * sizeof(float));
       }
@@ -695,7 +749,7 @@ class FcFloat : public PreparedNode {
   }
 
   System sys_;
-  qdq_fma::Isa isa_;
+  qdq_fma::RunFn kernel_;
   int in_ = -1, out_ = -1;
   DType out_type_{};
   Affine x_, y_;
@@ -948,24 +1002,33 @@ bool ort_qdq_float_handles(const Node& node, const System& system) {
 std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system,
                                                     Engine engine) {
   const OpKind k = node.op;
-  const qdq_fma::Isa isa = engine == Engine::kFast ? qdq_fma::best_isa() : qdq_fma::Isa::kNone;
-  if (k == OpKind::kConv2D) return std::make_unique<ConvFloat>(graph, node, system, false, isa);
-  if (k == OpKind::kDepthwiseConv2D) return std::make_unique<ConvFloat>(graph, node, system, true, isa);
-  if (k == OpKind::kFullyConnected) return std::make_unique<FcFloat>(graph, node, system, isa);
+  // The fast engine's kernel: the qdq_fma family's for the dispatching ISA (QPARITY_ISA and the
+  // tests' mask apply, as to the integer kernels).
+  const qdq_fma::RunFn kernel = engine == Engine::kFast ? qdq_fma::kernel(active_isa()) : nullptr;
+  if (k == OpKind::kConv2D) return std::make_unique<ConvFloat>(graph, node, system, false, kernel);
+  if (k == OpKind::kDepthwiseConv2D) return std::make_unique<ConvFloat>(graph, node, system, true, kernel);
+  if (k == OpKind::kFullyConnected) return std::make_unique<FcFloat>(graph, node, system, kernel);
   if (k == OpKind::kAdd || k == OpKind::kMul) return std::make_unique<BinaryFloat>(graph, node, system);
   if (k == OpKind::kMean) return std::make_unique<GlobalAverageFloat>(graph, node, system);
   if (k == OpKind::kBatchMatMul) return std::make_unique<BatchMatMulFloat>(graph, node, system);
   node_error(graph, node, "the unfused-QDQ arithmetic does not compute this op");
 }
 
-std::vector<float> ort_qdq_float_sums(const Graph& graph, const Node& node, const System& system, qdq_fma::Isa isa,
-                                      const Tensor& input) {
-  if (!qdq_fma::isa_available(isa)) node_error(graph, node, "the vector path asked for is not available here");
+std::vector<float> ort_qdq_float_sums(const Graph& graph, const Node& node, const System& system, Engine engine,
+                                      Isa isa, const Tensor& input, unsigned threads) {
+  qdq_fma::RunFn kernel = nullptr;
+  if (engine == Engine::kFast) {
+    try {
+      kernel = qdq_fma::kernel(isa);
+    } catch (const InvalidArgument& e) {
+      node_error(graph, node, std::string("the vector path asked for is not available here: ") + e.what());
+    }
+  }
   std::vector<float> y;
   if (node.op == OpKind::kConv2D || node.op == OpKind::kDepthwiseConv2D) {
-    ConvFloat(graph, node, system, node.op == OpKind::kDepthwiseConv2D, isa).sums(input, &y);
+    ConvFloat(graph, node, system, node.op == OpKind::kDepthwiseConv2D, kernel).sums(input, &y, threads);
   } else if (node.op == OpKind::kFullyConnected) {
-    FcFloat(graph, node, system, isa).sums(input, &y);
+    FcFloat(graph, node, system, kernel).sums(input, &y, threads);
   } else {
     node_error(graph, node, "y_f is computed for CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED only");
   }

@@ -19,8 +19,8 @@
 #include <memory>
 #include <vector>
 
-#include "model/onnx/qdq_fma_kernel.h"
 #include "model/op.h"
+#include "qparity/isa.h"
 
 namespace qparity::model {
 
@@ -33,18 +33,19 @@ inline constexpr const char* kOrtQdqFloatPreset = "onnxruntime-qdq-float";
 /// data movement: docs/semantics.md §22.5).
 bool ort_qdq_float_handles(const Node& node, const System& system);
 
-/// Prepares such a node. Engine::kFast sums Conv / MatMul with the CPU's widest vector path
-/// (qdq_fma_kernel.h: the same FMAs per output, lanes across output channels) where there is one;
-/// Engine::kReference, or a CPU without AVX2 + FMA, with the scalar reference. Throws
-/// cli::ToolError naming the node when it cannot be represented.
+/// Prepares such a node. Engine::kFast sums Conv / MatMul with the library's qdq_fma kernel for
+/// active_isa() (kernels/entries/qparity_internal/qdq_fma.h: the same FMAs per output, lanes across
+/// output channels; its scalar kernel on a CPU without AVX2 + FMA), split over the runner's threads
+/// by output pixels; Engine::kReference with the scalar reference. Throws cli::ToolError naming the
+/// node when it cannot be represented.
 std::unique_ptr<PreparedNode> prepare_ort_qdq_float(const Graph& graph, const Node& node, const System& system,
                                                     Engine engine);
 
 /// For the tests: y_f of a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED node (the float32 sums,
 /// before a conv's bias, the activation and the QuantizeLinear; a Gemm's start from its bias) on
-/// `input`, computed with `isa`'s vector path (qdq_fma::Isa::kNone: the scalar reference), which
-/// must be available.
-std::vector<float> ort_qdq_float_sums(const Graph& graph, const Node& node, const System& system, qdq_fma::Isa isa,
-                                      const Tensor& input);
+/// `input`: Engine::kReference with the scalar reference; Engine::kFast with the qdq_fma kernel
+/// that serves `isa` (which this CPU must support), on up to `threads` threads.
+std::vector<float> ort_qdq_float_sums(const Graph& graph, const Node& node, const System& system, Engine engine,
+                                      Isa isa, const Tensor& input, unsigned threads = 1);
 
 }  // namespace qparity::model

@@ -1,8 +1,8 @@
-// INTERNAL: the kernels of qdq_fma_kernel.h, written once and compiled per ISA by qdq_fma_avx512.cc
-// and qdq_fma_avx2.cc. Not installed.
+// INTERNAL: the SIMD kernels of the qdq_fma family (qdq_fma_kernel.h), written once and compiled per
+// ISA by qdq_fma_avx512.cc and qdq_fma_avx2.cc. Not installed.
 //
 // ODR: everything here depends on the -m flags of the including translation unit, so it lives in
-// qparity::model::qdq_fma::QPARITY_QDQ_FMA_NS, which each includer names differently; no
+// qparity::internal::qdq_fma::QPARITY_QDQ_FMA_NS, which each includer names differently; no
 // standard-library template is used for the same reason.
 //
 // Register block: P pixels x NV vectors of channels, the P * NV accumulators in registers (AVX-512:
@@ -16,13 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/onnx/qdq_fma_kernel.h"
+#include "kernels/qdq_fma/qdq_fma_kernel.h"
 
 #if !defined(QPARITY_QDQ_FMA_NS)
 #error "define QPARITY_QDQ_FMA_NS before including qdq_fma_kernel_body.h"
 #endif
 
-namespace qparity::model::qdq_fma::QPARITY_QDQ_FMA_NS {
+namespace qparity::internal::qdq_fma::QPARITY_QDQ_FMA_NS {
 
 #if defined(__AVX512F__) && defined(__FMA__)
 using Vec = __m512;
@@ -175,4 +175,4 @@ void run_block(const Block& b) {
   }
 }
 
-}  // namespace qparity::model::qdq_fma::QPARITY_QDQ_FMA_NS
+}  // namespace qparity::internal::qdq_fma::QPARITY_QDQ_FMA_NS

@@ -1,33 +1,33 @@
-// INTERNAL: the fast engine of onnx/ort_qdq_float.cc's float32 GEMM sums (ONNX Runtime's unfused
-// QDQ Conv / MatMul, docs/semantics.md §22.5): one vector lane per output channel, each lane
-// computing exactly the FMAs of the scalar reference (SliceSum) in the same order, so that every
-// output has the reference's bits. _mm512_fmadd_ps / _mm256_fmadd_ps round once, as std::fma.
+// INTERNAL, not installed: the one entry of the library's unfused-QDQ float32 kernels
+// (kernels/qdq_fma/) that the tools library (tools/model/onnx/ort_qdq_float.cc) calls. Its include
+// directory (kernels/entries, CMake target qparity::internal_entries) holds only such entries, so
+// that the tools reach these kernels without seeing the rest of kernels/.
+//
+// The kernels compute the float32 GEMM sums of ONNX Runtime's unfused QDQ Conv / MatMul
+// (docs/semantics.md §22.5): one lane per output channel, each lane computing exactly the FMAs of
+// the scalar reference (SliceSum in ort_qdq_float.cc) in the same order, so every output has the
+// reference's bits on every ISA:
 //
 //   for each K slice [k0, k1) (slice from 0, then added to the output; the first slice of an output
 //   without a start value is the output itself):
 //     acc = 0; for k in [k0, k1) with tap k valid: acc = fma(x(pixel, k, lane), w[k][lane], acc)
 //
-// The kernels are written once (qdq_fma_kernel_body.h) and compiled per ISA (qdq_fma_avx512.cc,
-// qdq_fma_avx2.cc, each with its -m flags and its own namespace).
+// They are a kernel family of the ISA registry (kernels/qdq_fma/qdq_fma_kernel.h): one file per
+// ISA, chosen by the same dispatch (active_isa(), QPARITY_ISA, set_isa_mask_for_testing) as the
+// integer kernels.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace qparity::model::qdq_fma {
+#include "qparity/isa.h"
 
-/// Which vector path computes the sums.
-enum class Isa : std::uint8_t { kNone, kAvx2, kAvx512 };
-
-/// The widest path this build compiled and this CPU runs (AVX-512F + FMA, then AVX2 + FMA); kNone
-/// on other processors (the scalar reference computes then).
-Isa best_isa();
-
-/// Whether this CPU runs `isa`'s path and this build compiled it.
-bool isa_available(Isa isa);
+namespace qparity {
+namespace internal {
+namespace qdq_fma {
 
 /// The weights' row stride: lanes are padded to a multiple of this (zero weights), so that a
-/// vector of the widest path never reads past a row.
+/// vector of the widest kernel never reads past a row.
 inline constexpr std::size_t kLanePad = 16;
 
 /// The most pixels one call computes.
@@ -56,8 +56,24 @@ struct Block {
   std::size_t out_row[kMaxPixels] = {};       ///< per pixel: where its row of lanes starts in out
 };
 
-/// Computes the block with `isa`'s path (which must be available). With x_per_lane, x must be
-/// readable kLanePad floats past the last lane read.
-void run(Isa isa, const Block& block);
+/// Computes one block. With x_per_lane, x must be readable kLanePad floats past the last lane read.
+using RunFn = void (*)(const Block& block);
 
-}  // namespace qparity::model::qdq_fma
+/// The kernel that serves `isa` (its own file, else the nearest ancestor's: scalar at worst).
+/// Throws qparity::InvalidArgument when this CPU does not support `isa` or the build lacks it.
+RunFn kernel(Isa isa);
+
+/// The ISA whose file kernel(isa) runs.
+Isa kernel_isa(Isa isa);
+
+/// Runs run(ctx, begin, end) over contiguous ranges covering [0, count) on up to `threads` threads
+/// (the calling thread and the library's tile pool, kernels/dispatch/run_tiles_threaded.h), or on the
+/// calling thread alone when `macs` (the work's multiply-accumulates) is too small to pay, when
+/// threads <= 1 or when the pool is busy. Any partition must give the same bits: the caller splits
+/// over outputs, never over a sum.
+void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t macs,
+                         void (*run)(const void* ctx, std::size_t begin, std::size_t end), const void* ctx);
+
+}  // namespace qdq_fma
+}  // namespace internal
+}  // namespace qparity

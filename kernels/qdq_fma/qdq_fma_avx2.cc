@@ -1,0 +1,9 @@
+// The AVX2 + FMA unfused-QDQ float32 kernel (ISA avx2, include/qparity/isa_list.h): the
+// instantiation of kernels/qdq_fma/qdq_fma_kernel_body.h in namespace
+// qparity::internal::qdq_fma::fma_avx2.
+#define QPARITY_QDQ_FMA_NS fma_avx2
+#include "kernels/qdq_fma/qdq_fma_kernel_body.h"
+
+QPARITY_DEFINE_KERNELS(qparity::internal::QdqFmaFamily) {
+  return qparity::internal::QdqFmaKernelSet{"avx2", &qparity::internal::qdq_fma::fma_avx2::run_block};
+}
