@@ -286,6 +286,9 @@ TEST(OnnxQdqOracle, ConvBitExact) {
       QdqConvSpec s = spec(true);
       s.activation = act;
       s.conv.y_scale = 0.03f;
+      // The type's minimum: the QuantizeLinear makes the activation redundant, so ORT removes it and
+      // fuses the uint8 group (other zero points keep it: OnnxQdqOracle.ActivationKeptOrDroppedBitExact).
+      s.conv.y_zp = x == kU8 ? 0 : -128;
       cases.push_back({"QDQ Conv " + t + " + " + act, qdq_conv_model(s)});
     }
     {
