@@ -19,7 +19,8 @@
 //   SR-AZ       0            31 - shift   2^(s-1) - [p < 0]                     signed
 //   TRUNC       0            31 - shift   [p < 0] * (2^s - 1)                   signed
 //   SR-EVEN     0            31 - shift   2^(s-1) - 1 + bit_s(p)                even
-//   Q15         0            15 - shift   2^(s-1)              (M = m15)        const
+//   Q15         0            31 - shift   2^(s-1)              (M = m15 2^16)   const
+//               (15 - shift and M = m15 when 31 - shift > 62; see IntCorePlan<kQ15>)
 //   SR-UP-NEON  shift - r    31 - r       2^(s-1)     r = min(-1, shift)        const
 //   DR-UP       max(shift,0) 31 + R       2^30 + [R>0] 2^(30+R)   R = max(-shift, 0)   const
 //   DR-AZ       max(shift,0) 31 + R       u = p + 2^30; bias' = [R>0](2^(30+R) - [u<0] 2^31)
@@ -29,7 +30,7 @@
 // DR-*: t = SRDHM(x', M) = floor(u / 2^31) (M >= 0, so the INT32_MIN^2 saturation cannot occur);
 //   DR-UP's floor((t + 2^(R-1)) / 2^R) and DR-AZ's HAZ(t / 2^R) = floor((t + 2^(R-1) - [t<0]) / 2^R)
 //   fold into one shift by the same nested-floor identity, and t < 0 exactly when u < 0.
-// Q15 on an int32 accumulator: |acc * m15| < 2^46 and s in [2, 62].
+// Q15 on an int32 accumulator: |acc * m15 * 2^16| < 2^62 and s in [18, 62] (scaled) or [47, 62].
 // All sums stay inside (-2^63, 2^63). Results that do not fit int32 (SR with shift > 0) wrap, as
 // the policies specify, because only the low 32 bits are kept.
 //
@@ -150,11 +151,23 @@ struct IntCorePlan<RoundingCore::kFloor> {
   static constexpr IntPlan plan(const RequantParams& p) { return plan_detail::single(p, 0, 0); }
 };
 
+/// Q15 is planned as the same rational scaled by 2^16: floor((acc m15 2^16 + 2^(s+15)) / 2^(s+16))
+/// = floor((acc m15 + 2^(s-1)) / 2^s) exactly, with m15 2^16 <= 2^31 - 2^16 still an int32
+/// multiplier and |acc m15 2^16| < 2^62. The right shift s + 16 is then >= 32 for every shift <= -1
+/// (s = 15 - shift >= 16), so the usual parameters run in the high-half mode (combine_high + one
+/// 32-bit shift) instead of the direct mode's two 64-bit shifts and their combination (AVX-512) or
+/// flipped-bias form (AVX2). Kept unscaled when s + 16 would pass 62 (s > 46: already high).
 template <>
 struct IntCorePlan<RoundingCore::kQ15> {
   static constexpr IntForm kForm = IntForm::kConst;
+  static constexpr int kScaleBits = 16;
   static constexpr IntPlan plan(const RequantParams& p) {
     const int s = 15 - p.shift;
+    if (s + kScaleBits <= 62) {
+      const int t = s + kScaleBits;
+      return IntPlan{plan_detail::half(t), 0, t,
+                     static_cast<std::int32_t>(static_cast<std::uint32_t>(p.multiplier) << kScaleBits), 0};
+    }
     return IntPlan{plan_detail::half(s), 0, s, p.multiplier, 0};
   }
 };

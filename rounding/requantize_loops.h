@@ -7,7 +7,7 @@
 //   I, kW, kBlock                      the integer vector type, its int32 lanes, the channel block
 //   Ops::load / load_partial / store_out / store_out4 / store_out_partial
 //   IntRegs broadcast(IntPlan, high)   per-tensor operands of the integer core
-//   int_core<kForm, kPre, kHigh, kUniform>(I, const IntRegs&)
+//   validated_int_core<kForm, kPre, kHigh, kUniform>(I, const IntRegs&)   (parameters validated)
 //   IntSoA {fill(core, params, n) -> Flags{pre, high}; at(i) -> IntRegs}   per-channel operands
 //   FloatBatch, FloatRegs, float_core<kZeroPointInside>(I, const FloatRegs&), FloatSoA
 //   output_regs(OutputParams, zero_point_inside), finish(I, stage), RawOutput
@@ -87,7 +87,7 @@ void run_int(const RequantizeArgs& a, Out* dst, const Stage& o) {
       constexpr bool kPre = decltype(pre_c)::value;
       constexpr bool kHigh = decltype(high_c)::value;
       run_tensor(a, dst,
-                 [&regs](I x, std::size_t) { return int_core<kForm, kPre, kHigh, true>(x, regs); }, o);
+                 [&regs](I x, std::size_t) { return validated_int_core<kForm, kPre, kHigh, true>(x, regs); }, o);
     });
     return;
   }
@@ -104,7 +104,7 @@ void run_int(const RequantizeArgs& a, Out* dst, const Stage& o) {
           constexpr bool kPre = decltype(pre_c)::value;
           constexpr bool kHigh = decltype(high_c)::value;
           run_span(acc, out, n,
-                   [&soa](I x, std::size_t i) { return int_core<kForm, kPre, kHigh, false>(x, soa.at(i)); },
+                   [&soa](I x, std::size_t i) { return validated_int_core<kForm, kPre, kHigh, false>(x, soa.at(i)); },
                    o);
         });
       });

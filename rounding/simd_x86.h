@@ -126,6 +126,12 @@ struct Ops {
 
   QPARITY_SIMD_INLINE static I odd_to_even(I x) { return _mm_srli_epi64(x, 32); }
   QPARITY_SIMD_INLINE static I mul_even(I a, I b) { return _mm_mul_epi32(a, b); }
+  /// Unsigned products of the even lanes (|INT32_MIN| = 2^31 read as unsigned).
+  QPARITY_SIMD_INLINE static I mul_even_u(I a, I b) { return _mm_mul_epu32(a, b); }
+  /// |v| per lane, INT32_MIN staying 0x80000000 (2^31 for mul_even_u).
+  QPARITY_SIMD_INLINE static I abs32(I v) { return _mm_abs_epi32(v); }
+  /// -y where x < 0, y where x > 0; callers have y = 0 where x = 0 (PSIGND gives 0 there).
+  QPARITY_SIMD_INLINE static I copy_sign32(I y, I x) { return _mm_sign_epi32(y, x); }
   QPARITY_SIMD_INLINE static I add64(I a, I b) { return _mm_add_epi64(a, b); }
   /// -1 in every 64-bit lane whose value is negative, else 0.
   QPARITY_SIMD_INLINE static I sign64(I v) { return _mm_shuffle_epi32(_mm_srai_epi32(v, 31), _MM_SHUFFLE(3, 3, 1, 1)); }
@@ -146,15 +152,15 @@ struct Ops {
   }
   /// Low 32 bits of the even-lane results and of the odd-lane results, back in lane order.
   QPARITY_SIMD_INLINE static I combine(I even, I odd) { return _mm_blend_epi16(even, _mm_slli_epi64(odd, 32), 0xCC); }
+  /// The odd-lane selector of combine_high and combine_bits31 (AVX-512: a mask register; here
+  /// the blend's immediate does it).
+  struct OddMask {};
+  QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
   /// High 32 bits of the even-lane and of the odd-lane 64-bit values, back in lane order.
-  QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
+  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, OddMask) {
     return _mm_blend_epi16(_mm_srli_epi64(even, 32), odd, 0xCC);
   }
   /// Bits [31, 63) of the even-lane and of the odd-lane 64-bit values, back in lane order.
-  /// The odd-lane selector of combine_bits31 (AVX-512: a mask register; here the blend's
-  /// immediate does it).
-  struct OddMask {};
-  QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
   QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask) {
     return _mm_blend_epi16(_mm_srli_epi64(even, 31), _mm_slli_epi64(odd, 1), 0xCC);
   }
@@ -230,6 +236,9 @@ struct Ops {
 
   QPARITY_SIMD_INLINE static I odd_to_even(I x) { return _mm256_srli_epi64(x, 32); }
   QPARITY_SIMD_INLINE static I mul_even(I a, I b) { return _mm256_mul_epi32(a, b); }
+  QPARITY_SIMD_INLINE static I mul_even_u(I a, I b) { return _mm256_mul_epu32(a, b); }
+  QPARITY_SIMD_INLINE static I abs32(I v) { return _mm256_abs_epi32(v); }
+  QPARITY_SIMD_INLINE static I copy_sign32(I y, I x) { return _mm256_sign_epi32(y, x); }  // (see SSE4.1)
   QPARITY_SIMD_INLINE static I add64(I a, I b) { return _mm256_add_epi64(a, b); }
   QPARITY_SIMD_INLINE static I sign64(I v) {
     return _mm256_shuffle_epi32(_mm256_srai_epi32(v, 31), _MM_SHUFFLE(3, 3, 1, 1));
@@ -241,11 +250,11 @@ struct Ops {
   template <bool kUniform>
   QPARITY_SIMD_INLINE static I shr64(I v, I count) { return _mm256_srlv_epi64(v, count); }
   QPARITY_SIMD_INLINE static I combine(I even, I odd) { return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA); }
-  QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
-    return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
-  }
   struct OddMask {};  // (see the SSE4.1 Ops)
   QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
+  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, OddMask) {
+    return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+  }
   QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask) {
     return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
   }
@@ -314,6 +323,12 @@ struct Ops {
 
   QPARITY_SIMD_INLINE static I odd_to_even(I x) { return _mm512_srli_epi64(x, 32); }
   QPARITY_SIMD_INLINE static I mul_even(I a, I b) { return _mm512_mul_epi32(a, b); }
+  QPARITY_SIMD_INLINE static I mul_even_u(I a, I b) { return _mm512_mul_epu32(a, b); }
+  QPARITY_SIMD_INLINE static I abs32(I v) { return _mm512_abs_epi32(v); }
+  /// No VPSIGND at 512 bits: x's sign bits into a mask (VPMOVD2M) and a masked 0 - y.
+  QPARITY_SIMD_INLINE static I copy_sign32(I y, I x) {
+    return _mm512_mask_sub_epi32(y, _mm512_movepi32_mask(x), _mm512_setzero_si512(), y);
+  }
   QPARITY_SIMD_INLINE static I add64(I a, I b) { return _mm512_add_epi64(a, b); }
   // Sign through an arithmetic shift, not a mask register: vpmovq2m and the masked add compete
   // with VPDPBUSD for the multiply pipes on Zen 4 (measured: 8 of them cost ~10 cycles next to
@@ -331,19 +346,20 @@ struct Ops {
   // The high-half mode (every s >= 32): combine_high + one 32-bit shift, 2 instructions against
   // the 3 of two vpsravq + combine.
   static constexpr bool kHasVarShift32 = true;
-  /// The high dwords of even's and odd's 64-bit lanes, in order: odd's are in place, even's come
-  /// down by a merge-masked VPSHUFD (one instruction; shift + blend was two).
-  QPARITY_SIMD_INLINE static I combine_high(I even, I odd) {
-    return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB);
-  }
-  /// The odd-lane mask of combine_bits31, opaque to the compiler so that a kernel holding it keeps
-  /// it in a mask register: as a constant, GCC 12 re-materialised it (mov + kmovw) for every
-  /// vector of the fused GEMM epilogue.
+  /// The odd-lane mask of combine_high and combine_bits31, opaque to the compiler so that a kernel
+  /// holding it keeps it in a mask register: as a constant, GCC 12 re-materialised it (mov +
+  /// kmovw) for every vector of the fused GEMM epilogue.
   using OddMask = __mmask16;
   QPARITY_SIMD_INLINE static OddMask odd_mask() {
     __mmask16 m = 0xAAAA;
     asm("" : "+k"(m));
     return m;
+  }
+  /// The high dwords of even's and odd's 64-bit lanes, in order: odd's are in place, even's come
+  /// down by a merge-masked VPSHUFD (one instruction; shift + blend was two). The even-lane mask
+  /// is the complement of the held odd one (a loop-invariant KNOTW the compiler hoists).
+  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, OddMask m) {
+    return _mm512_mask_shuffle_epi32(odd, _knot_mask16(m), even, _MM_PERM_DDBB);
   }
   QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask m) {
     return _mm512_mask_blend_epi32(m, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));

@@ -131,18 +131,19 @@ QPARITY_SIMD_INLINE IntRegs load_int_regs_for(const std::uint8_t* p) {
   return r;
 }
 
-/// The signed forms (SR-AZ, TRUNC, DR-AZ) on AVX-512 run masked_signed_core (requantize_x86.h: a
-/// compare into a mask and a masked add; DR-AZ's 2^30 folded into the bias when a column's
-/// registers are loaded, once for all the rows of a block): 11 instructions per vector for DR-AZ
-/// instead of 13. Same bits as int_core (and so as the separate requantization pass).
+/// DR-AZ on AVX-512 runs masked_signed_core (requantize_x86.h: a compare into a mask and a masked
+/// add; its 2^30 folded into the bias when a column's registers are loaded, once for all the rows
+/// of a block): 11 instructions per vector instead of 13. The other cores run validated_int_core
+/// (the weights' parameters are validated), SR-AZ and TRUNC through symmetric_core. Same bits as
+/// the separate requantization pass.
 template <IntForm kForm, bool kPre, bool kHigh>
 QPARITY_SIMD_INLINE I epilogue_int_core(I x, const IntRegs& r) {
 #if QPARITY_X86_VECTOR_BITS == 512
-  if constexpr (kForm == IntForm::kSigned || kForm == IntForm::kSignedOffset) {
+  if constexpr (kForm == IntForm::kSignedOffset) {
     return masked_signed_core<kForm, kPre, kHigh>(x, r);
   }
 #endif
-  return int_core<kForm, kPre, kHigh, false>(x, r);
+  return validated_int_core<kForm, kPre, kHigh, false>(x, r);
 }
 
 template <class Out, IntForm kForm, bool kPre, bool kHigh, bool kSaturated = false>

@@ -8,7 +8,9 @@
 //    dispatching entry against the header reference, and that nothing outside the destination
 //    elements is written.
 //  * Vectors.*: literal expected values from docs/semantics.md §11 on every ISA (independent of the
-//    reference), and gemmlowp's own fixedpoint.h as a second oracle for DR-AZ when available.
+//    reference), and gemmlowp's own fixedpoint.h as a second oracle for DR-AZ when available;
+//    SignSymmetricAndQ15AtEveryShift: the edges of SR-AZ / TRUNC's |x| form and Q15's scaled plan
+//    at every shift, against the reference.
 //  * Dispatch.*: the dispatching entry equals the forced-ISA entry; set_isa_mask_for_testing
 //    selects the active ISA; the QPARITY_ISA cap, tested by re-running this binary in a child
 //    process with QPARITY_ISA set (the variable is read once per process); the requantization
@@ -410,6 +412,84 @@ TEST(Vectors, ExtremesAndWraps) {
   expect_all_isas(C::kFloat32, qparity_test::f32(1.0f), kMax32, kMax32);  // 2^31 saturates
   expect_all_isas(C::kFloat32, qparity_test::f32(3e38f), -5, kMin32);
   expect_all_isas(C::kFloat32, qparity_test::f32(3e38f), 5, kMax32);       // +inf saturates
+}
+
+/// SR-AZ and TRUNC (computed as sign(x) floor((|x| M + c) / 2^s): requantize_x86.h's
+/// symmetric_core) and Q15 (planned as its rational scaled by 2^16 while s + 16 <= 62:
+/// requant_plan.h) at every shift of their ranges, against the header reference on every ISA, raw
+/// int32 output: per-tensor for each shift, and all the shifts as the channels of one per-channel
+/// call (blocks mixing the high-half and the direct modes). Accumulators: INT32_MIN (|x| = 2^31)
+/// and its neighbours, -1, 0, 1, the largest, and +-(2j + 1) 2^e (ties of both signs under the
+/// power-of-two multiplier); multipliers 0 (negative x times 0), 1, 2^30 (exact ties), the
+/// largest. ~0.1 s.
+TEST(Vectors, SignSymmetricAndQ15AtEveryShift) {
+  std::vector<std::int32_t> accs = {kMin32, kMin32 + 1, kMin32 + 2, -3, -1, 0, 1, 3, kMax32 - 1, kMax32};
+  for (int e = 1; e <= 30; ++e) {
+    for (std::int64_t j : {1, 3}) {
+      const std::int64_t v = j << e;
+      if (v > kMax32) continue;
+      accs.push_back(static_cast<std::int32_t>(v));
+      accs.push_back(static_cast<std::int32_t>(-v));
+    }
+  }
+  struct Case {
+    RoundingCore core;
+    std::vector<std::int32_t> multipliers;
+    std::int32_t shift_min, shift_max;
+  };
+  const std::vector<std::int32_t> q31_multipliers = {0, 1, 1 << 30, (1 << 30) + 1, kMax32};
+  const Case cases[] = {
+      {RoundingCore::kSingleRoundingAwayFromZero, q31_multipliers, kQ31ShiftMin, kQ31ShiftMax},
+      {RoundingCore::kTruncate, q31_multipliers, kQ31ShiftMin, kQ31ShiftMax},
+      {RoundingCore::kQ15, {0, 1, 16384, 16385, kQ15MultiplierMax}, kQ15ShiftMin, kQ15ShiftMax},
+  };
+  for (const Case& k : cases) {
+    for (const std::int32_t m : k.multipliers) {
+      std::vector<RequantParams> params;
+      for (std::int32_t shift = k.shift_min; shift <= k.shift_max; ++shift) {
+        params.push_back(qparity_test::q31(m, shift));
+      }
+      // Per-tensor, one shift at a time.
+      for (const RequantParams& p : params) {
+        RequantizeArgs a;
+        a.core = k.core;
+        a.params = &p;
+        a.channels = accs.size();
+        a.acc = accs.data();
+        std::vector<std::int32_t> want(accs.size()), got(accs.size());
+        reference(a, accs.size(), accs.size(), want.data());
+        for_each_supported_isa([&](Isa isa) {
+          requantize<std::int32_t>(isa, a, got.data());
+          for (std::size_t i = 0; i < accs.size(); ++i) {
+            ASSERT_EQ(got[i], want[i]) << to_string(k.core) << " per-tensor on " << to_string(isa)
+                                       << ": acc=" << accs[i] << " " << describe(k.core, p);
+          }
+        });
+      }
+      // Per-channel: channel c has params[c]; row r holds the accumulators rotated by r.
+      const std::size_t channels = params.size(), rows = accs.size();
+      std::vector<std::int32_t> acc(rows * channels);
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < channels; ++c) acc[r * channels + c] = accs[(r + c) % accs.size()];
+      }
+      RequantizeArgs a;
+      a.core = k.core;
+      a.params = params.data();
+      a.per_channel = true;
+      a.rows = rows;
+      a.channels = channels;
+      a.acc = acc.data();
+      std::vector<std::int32_t> want(acc.size()), got(acc.size());
+      reference(a, channels, channels, want.data());
+      for_each_supported_isa([&](Isa isa) {
+        requantize<std::int32_t>(isa, a, got.data());
+        for (std::size_t i = 0; i < acc.size(); ++i) {
+          ASSERT_EQ(got[i], want[i]) << to_string(k.core) << " per-channel on " << to_string(isa)
+                                     << ": acc=" << acc[i] << " " << describe(k.core, params[i % channels]);
+        }
+      });
+    }
+  }
 }
 
 TEST(Vectors, ZeroPointPlacement) {
