@@ -167,7 +167,11 @@ std::size_t k_order_wrong(const qparity::model::Graph& g, const std::vector<Tens
 // MLAS's single-row transposed-B kernel (m1_transpose_b_sum): a one-row Gemm (transB 1, bias C)
 // and a MatMul whose b has one column and a several rows (MLAS swaps the operands), for K = 1 ... 300
 // (every remainder mod 8, one and several 8-blocks), 7 outputs (the kernel's groups of 4, 2 and 1),
-// int8 and uint8 a, per-tensor and per-channel Gemm weights, and rows of cancelling sums.
+// int8 and uint8 a, per-tensor and per-channel Gemm weights, transB 1 and 0, and rows of cancelling
+// sums (259 outputs: 64 groups of four, one of two, one of one; and 128 SGEMMs of 3 rows). On the
+// cancelling rows y_scale is twice a_scale * b_scale: a sum of an odd integer multiple of
+// a_scale * b_scale then lands next to a tie, and its last bits (the lane sums' reduction order)
+// decide the rounding.
 TEST(OnnxQdqOracle, TransposedSingleRowBitExact) {
   std::vector<BatchCase> cases;
   std::uint64_t seed = 2600;
@@ -175,40 +179,48 @@ TEST(OnnxQdqOracle, TransposedSingleRowBitExact) {
     const std::string t = a == kU8 ? "u8" : "s8";
     for (std::size_t k : {1, 3, 7, 8, 17, 63, 64, 300}) {
       const bool cancelling = k >= 17;
-      for (bool pc : {false, true}) {  // Gemm, one row of A
+      for (int v = 0; v < 4; ++v) {  // Gemm, one row of A: transB 1 / 0, per tensor / per channel
+        const bool pc = (v & 1) != 0;
         QdqMatMulSpec s;
         s.gemm = true;
+        s.trans_b = v < 2;
         s.mm.a = a;
         s.mm.a_zp = a == kU8 ? 128 : 3;
         s.mm.y_zp = a == kU8 ? 128 : -5;
         s.mm.per_column = pc;
         s.mm.a_shape = {1, k};
-        s.mm.n = cancelling ? 67 : 7;
+        s.mm.n = cancelling ? 259 : 7;
         if (cancelling) {
           s.cancelling = true;
           s.mm.a_scale = 0.0213f;
           s.mm.b_scale = 0.00437f;
-          s.mm.y_scale = 0.000211f;
+          s.mm.y_scale = 2.0f * (s.mm.a_scale * s.mm.b_scale);
           s.mm.b_lo = -127;
+          s.c_range = 3;  // a bias of a few steps: a larger one saturates most cancelling outputs
         }
         s.mm.seed = seed++;
-        cases.push_back({"QDQ Gemm one row " + t + (cancelling ? " cancelling" : ""), qdq_matmul_model(s),
-                         /*fused=*/true, cancelling});
+        cases.push_back({std::string("QDQ Gemm one row ") + (s.trans_b ? "" : "transB 0 ") + t +
+                             (cancelling ? " cancelling" : ""),
+                         qdq_matmul_model(s), /*fused=*/true, cancelling});
       }
-      for (bool nd : {false, true}) {  // MatMul, b of one column: run-time 2-D, or constant 3-D
+      // MatMul, b of one column: run-time 2-D, constant 3-D, and (cancelling) 128 batches of 3 rows,
+      // where two thirds of the outputs take the kernel's group of two and one third its group of one.
+      for (int v = 0; v < (cancelling ? 3 : 2); ++v) {
+        const bool nd = v != 0;
         QdqBatchMatMulSpec s;
         s.mm.a = a;
         s.mm.a_zp = a == kU8 ? 128 : 3;
         s.mm.y_zp = a == kU8 ? 128 : -5;
-        const std::size_t m = cancelling ? 67 : 7;
-        s.mm.a_shape = nd ? std::vector<std::size_t>{2, m, k} : std::vector<std::size_t>{m, k};
-        s.mm.b_shape = nd ? std::vector<std::size_t>{2, k, 1} : std::vector<std::size_t>{k, 1};
+        const std::size_t m = v == 2 ? 3 : cancelling ? 259 : 7, batches = v == 2 ? 128 : 2;
+        s.mm.a_shape = nd ? std::vector<std::size_t>{batches, m, k} : std::vector<std::size_t>{m, k};
+        s.mm.b_shape = nd ? std::vector<std::size_t>{batches, k, 1} : std::vector<std::size_t>{k, 1};
         s.mm.b_input = !nd;
         if (cancelling) {
           s.cancelling = true;
           s.mm.a_scale = 0.0213f;
           s.mm.b_scale = 0.00437f;
           s.mm.y_scale = 0.000211f;
+          s.mm.y_scale = 2.0f * (s.mm.a_scale * s.mm.b_scale);
         }
         s.mm.seed = seed++;
         cases.push_back({"QDQ MatMul one column " + t + (cancelling ? " cancelling" : ""), qdq_batch_matmul_model(s),
@@ -236,7 +248,12 @@ TEST(OnnxQdqOracle, TransposedSingleRowBitExact) {
       if (c.parts && float32) {
         const std::size_t k_wrong = k_order_wrong(g, c.model.inputs, ort[0]);
         tally(c.row, path, "K-order float32 chain (contrast)", ours.elements, k_wrong);
-        contrast[c.row + " / " + path + " / K-order chain"] += k_wrong;
+        // One count per form and level, both types together.
+        std::string form = c.row;
+        for (const char* type : {" s8", " u8"}) {
+          if (const auto at = form.find(type); at != std::string::npos) form.erase(at, 3);
+        }
+        contrast[form + " / " + path + " / K-order chain"] += k_wrong;
       }
       return ours.elements;
     });

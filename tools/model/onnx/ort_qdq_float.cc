@@ -606,11 +606,10 @@ class ConvFloat : public PreparedNode {
 
 // One output of MLAS's single-row SGEMM kernel for an unpacked B (MlasSgemmKernelM1Avx, which x86
 // builds run for M = 1 on every AVX CPU): products rounded on their own (vmulps, no FMA), summed
-// four K rows at a time as ((p0 + p1) + p2) + p3, each block then added to the output; the K
-// remainder as one block of two, then one of one.
-float m1_sum(const float* x, const float* w, std::size_t k, std::size_t stride) {
+// four K rows at a time as ((p0 + p1) + p2) + p3, each block then added to the output, which starts
+// as `c` (C with beta 1, else +0); the K remainder as one block of two, then one of one.
+float m1_sum(const float* x, const float* w, std::size_t k, std::size_t stride, float c = 0.0f) {
   auto p = [&](std::size_t i) { return x[i] * w[i * stride]; };
-  float c = 0.0f;
   std::size_t i = 0;
   for (; i + 4 <= k; i += 4) c = (((p(i) + p(i + 1)) + p(i + 2)) + p(i + 3)) + c;
   if ((k - i) & 2) {
@@ -654,7 +653,8 @@ float m1_transpose_b_sum(const float* a, const float* b, std::size_t k, std::siz
 // FULLY_CONNECTED as ONNX MatMul with a constant b: y[r, j] = sum_k a_f[r, k] * b_f[k, j] (MlasGemm
 // over all leading rows of a); with a bias (read from Gemm's C) the output starts as the bias and
 // each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1). A
-// Gemm with one row of A runs m1_transpose_b_sum, its sum then added to the bias.
+// Gemm with one row of A runs m1_transpose_b_sum (transB 1), its sum then added to the bias, or
+// m1_sum starting from the bias (transB 0).
 class FcFloat : public PreparedNode {
  public:
   // kernel: the qdq_fma kernel of the fast engine; null: the scalar reference (SliceSum).
@@ -673,9 +673,10 @@ class FcFloat : public PreparedNode {
     act_ = n.opts<FullyConnectedOptions>().activation;
     weights_ = float_weights(g, n, 0, units_);
     slice_ = mlas_k_slice(rows_, units_, depth_);
-    // A one-row Gemm (transB 1, C present) runs MLAS's single-row transposed-B kernel, in both
-    // engines (one output row: nothing to vectorize across rows).
+    // A one-row Gemm runs MLAS's single-row kernels, in both engines (one output row: nothing to
+    // vectorize across rows): the transposed-B one for transB 1, the other for transB 0.
     one_row_gemm_ = rows_ == 1 && !weights_.bias.empty();
+    trans_b_ = !n.gemm_b_not_transposed;
     if (kernel_ != nullptr) {
       // The vector path's filter as [K][units padded] and, with a bias, the starting values.
       ldw_ = (units_ + qdq_fma::kLanePad - 1) / qdq_fma::kLanePad * qdq_fma::kLanePad;
@@ -701,8 +702,9 @@ class FcFloat : public PreparedNode {
     if (one_row_gemm_) {
       // ORT's Gemm copies the bias into Y, then MLAS adds the kernel's sum to it (beta 1).
       for (std::size_t j = 0; j < units_; ++j) {
-        (*y)[j] = m1_transpose_b_sum(xf.data(), weights_.filter.data() + j * depth_, depth_, j, units_,
-                                     weights_.bias[j]);
+        const float* w = weights_.filter.data() + j * depth_;
+        (*y)[j] = trans_b_ ? m1_transpose_b_sum(xf.data(), w, depth_, j, units_, weights_.bias[j])
+                           : m1_sum(xf.data(), w, depth_, 1, weights_.bias[j]);
       }
     } else if (kernel_ == nullptr) {
       sums_reference(xf, y->data());
@@ -726,10 +728,16 @@ class FcFloat : public PreparedNode {
   }
 
   std::vector<std::string> describe() const override {
+    if (one_row_gemm_ && !trans_b_) {
+      return {fmt::format("arithmetic: {}", sys_.name),
+              "ONNX Runtime unfused QDQ Gemm, one row, transB 0: MLAS's single-row kernel, products rounded",
+              fmt::format("y_f starts as bias_f, blocks of 4 K summed, then added to it; {}", activation_text(act_)),
+              "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+    }
     if (one_row_gemm_) {
       return {fmt::format("arithmetic: {}", sys_.name),
-              "ONNX Runtime unfused QDQ Gemm, one row: MLAS's single-row transposed-B kernel, products rounded, "
-              "8 lane sums along K, reduced per group of 4 / 2 / 1 units",
+              "ONNX Runtime unfused QDQ Gemm, one row, transB 1: MLAS's single-row transposed-B kernel, products "
+              "rounded, 8 lane sums along K, reduced per group of 4 / 2 / 1 units",
               fmt::format("y_f = lane sum + bias_f (beta 1); {}", activation_text(act_)),
               "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
     }
@@ -811,7 +819,7 @@ class FcFloat : public PreparedNode {
   DType out_type_{};
   Affine x_, y_;
   std::size_t units_ = 0, depth_ = 0, rows_ = 0, slice_ = 1;
-  bool one_row_gemm_ = false;
+  bool one_row_gemm_ = false, trans_b_ = true;
   Activation act_ = Activation::kNone;
   FloatWeights weights_;
   // The vector path's tables.
