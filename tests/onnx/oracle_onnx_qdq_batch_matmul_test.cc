@@ -5,8 +5,8 @@
 // Q -> DQ pairs, into QLinearMatMul (ort-cpu: the onnxruntime preset's BATCH_MATMUL); the rest, and
 // every group at `disabled`, run as float MatMul (ort-cpu-unfused: one MLAS SGEMM per batch).
 // Contrasts: on rows of cancelling sums the other arithmetic (float32 for a fused group, the fused
-// one for a float32 group) must get elements wrong. Label oracle; fails (never skips) without node
-// or the npm package.
+// one for a float32 group) must get elements wrong; for MLAS's single-row kernels one float32
+// chain in K order must. Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -164,8 +164,9 @@ std::size_t k_order_wrong(const qparity::model::Graph& g, const std::vector<Tens
   return wrong;
 }
 
-// MLAS's single-row transposed-B kernel (m1_transpose_b_sum): a one-row Gemm (transB 1, bias C)
-// and a MatMul whose b has one column and a several rows (MLAS swaps the operands), for K = 1 ... 300
+// MLAS's single-row transposed-B kernel (m1_transpose_b_sum): a one-row Gemm (transB 1, bias C;
+// with transB 0 the non-transposed single-row kernel, m1_sum from the bias) and a MatMul whose b
+// has one column and several rows (MLAS swaps the operands), for K = 1 ... 300
 // (every remainder mod 8, one and several 8-blocks), 7 outputs (the kernel's groups of 4, 2 and 1),
 // int8 and uint8 a, per-tensor and per-channel Gemm weights, transB 1 and 0, and rows of cancelling
 // sums (259 outputs: 64 groups of four, one of two, one of one; and 128 SGEMMs of 3 rows). On the
