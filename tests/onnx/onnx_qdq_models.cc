@@ -170,7 +170,7 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
       }
     }
   }
-  if (spec.gemm) {  // Gemm's B with transB 1 is [n, K]
+  if (spec.gemm && spec.trans_b) {  // Gemm's B with transB 1 is [n, K]
     Tensor t = qparity::cli::make_tensor(s.b, {s.n, k});
     for (std::size_t i = 0; i < k; ++i) {
       for (std::size_t j = 0; j < s.n; ++j) t.set_integer(j * k + i, w.integer_at(i * s.n + j));
@@ -181,9 +181,9 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
   const std::vector<float> bs = s.per_column ? spread_scales(rng, s.b_scale, s.n) : std::vector<float>{s.b_scale};
   std::string af = dq(b, "a", s.a, {s.a_scale}, {s.a_zp});
   if (spec.single_consumer_pairs) af = through_single_consumer_pair(b, af, "a", s.a, s.a_scale, s.a_zp);
-  const std::string bf = dq(b, "b", s.b, bs, std::vector<std::int64_t>(bs.size(), s.b_zp), spec.gemm ? 0 : 1);
+  const std::string bf = dq(b, "b", s.b, bs, std::vector<std::int64_t>(bs.size(), s.b_zp), spec.gemm && spec.trans_b ? 0 : 1);
   if (spec.gemm) {
-    b.initializer("C", random_tensor(rng, DType::kInt32, {s.n}, -300, 300));
+    b.initializer("C", random_tensor(rng, DType::kInt32, {s.n}, -spec.c_range, spec.c_range));
     std::vector<float> cs;
     for (std::size_t j = 0; j < s.n; ++j) cs.push_back(s.a_scale * bs[bs.size() == 1 ? 0 : j]);
     b.scales("C_s", cs);
@@ -191,14 +191,14 @@ BuiltOnnx qdq_matmul_model(const QdqMatMulSpec& spec) {
     onnx::NodeProto& cn = b.node("DequantizeLinear", {"C", "C_s", "C_z"}, {"C_f"});
     OnnxBuilder::int_attr(cn, "axis", 0);
     onnx::NodeProto& g = b.node("Gemm", {af, bf, "C_f"}, {"mm"});
-    OnnxBuilder::int_attr(g, "transB", 1);
+    if (spec.trans_b) OnnxBuilder::int_attr(g, "transB", 1);
   } else {
     b.node("MatMul", {af, bf}, {"mm"});
   }
   quantize_output(b, activation(b, spec.activation, "mm"), spec.single_consumer_pairs, s.a, s.y_scale, s.y_zp);
   BuiltOnnx out;
   out.label =
-      fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? "Gemm" : "MatMul", qparity::cli::to_string(s.a),
+      fmt::format("QDQ {} {}x{} a {} n {} {}{} seed {}", spec.gemm ? (spec.trans_b ? "Gemm" : "Gemm transB 0") : "MatMul", qparity::cli::to_string(s.a),
                   qparity::cli::to_string(s.b), qparity::cli::shape_text(s.a_shape), s.n,
                   s.per_column ? "per-column" : "per-tensor", spec.cancelling ? " cancelling" : "", s.seed);
   if (!spec.activation.empty()) out.label += " + " + spec.activation;

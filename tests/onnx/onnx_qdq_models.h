@@ -36,6 +36,8 @@ struct QdqMatMulSpec {
   /// Gemm (transB 1: B stored [n, K], per axis 0) with an int32 bias C through DequantizeLinear
   /// instead of MatMul.
   bool gemm = false;
+  bool trans_b = true;  ///< gemm: transB 1 (B [n, K], per axis 0), else transB 0 (B [K, n], per axis 1)
+  std::int64_t c_range = 300;  ///< gemm: C drawn in [-c_range, c_range]
   /// As QdqConvSpec::single_consumer_pairs (a MaxPool 1x1 group before, a Flatten group after; a
   /// must be 4-D): ONNX Runtime fuses the int8 MatMul group too.
   bool single_consumer_pairs = false;

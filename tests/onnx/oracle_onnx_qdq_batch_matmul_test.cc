@@ -5,11 +5,14 @@
 // Q -> DQ pairs, into QLinearMatMul (ort-cpu: the onnxruntime preset's BATCH_MATMUL); the rest, and
 // every group at `disabled`, run as float MatMul (ort-cpu-unfused: one MLAS SGEMM per batch).
 // Contrasts: on rows of cancelling sums the other arithmetic (float32 for a fused group, the fused
-// one for a float32 group) must get elements wrong. Label oracle; fails (never skips) without node
-// or the npm package.
+// one for a float32 group) must get elements wrong; for MLAS's single-row kernels one float32
+// chain in K order must. Label oracle; fails (never skips) without node or the npm package.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -109,6 +112,155 @@ TEST(OnnxQdqOracle, BatchMatMulBitExact) {
   }
   for (const auto& [key, wrong] : contrast) {
     EXPECT_GT(wrong, 0u) << key << ": the other arithmetic agrees with ORT on every cancelling element";
+  }
+}
+
+
+// The contrast order for TransposedSingleRowBitExact: the same dequantized products (each rounded)
+// summed in K order from +0 in one float32 chain, then the bias added, then ORT's QuantizeLinear;
+// returns how many of `ort`'s elements it gets wrong. `g` holds one FULLY_CONNECTED (a one-row
+// Gemm) or one BATCH_MATMUL whose b has one column.
+std::size_t k_order_wrong(const qparity::model::Graph& g, const std::vector<Tensor>& inputs, const Tensor& ort) {
+  const qparity::model::Node* node = nullptr;
+  for (const auto& n : g.nodes) {
+    if (n.op == qparity::model::OpKind::kFullyConnected || n.op == qparity::model::OpKind::kBatchMatMul) node = &n;
+  }
+  if (node == nullptr) throw std::runtime_error("no FULLY_CONNECTED or BATCH_MATMUL in the graph");
+  const bool fc = node->op == qparity::model::OpKind::kFullyConnected;
+  const auto& ad = g.tensors[static_cast<std::size_t>(node->inputs[0])];
+  const auto& bd = g.tensors[static_cast<std::size_t>(node->inputs[1])];
+  const auto& yd = g.tensors[static_cast<std::size_t>(node->outputs[0])];
+  const Tensor& a = inputs[0];
+  const Tensor& b = bd.constant() ? *bd.data : inputs[1];
+  auto deq = [](const Tensor& t, const qparity::model::Quantization& q, std::size_t i, std::size_t channel) {
+    const float scale = q.per_axis() ? q.scales[channel] : q.scales[0];
+    return static_cast<float>(static_cast<std::int32_t>(t.integer_at(i) - q.zero_point(q.per_axis() ? channel : 0))) *
+           scale;
+  };
+  const std::size_t k = ad.shape.back();
+  const std::size_t outputs = ort.elements();
+  std::size_t wrong = 0;
+  for (std::size_t o = 0; o < outputs; ++o) {
+    // FULLY_CONNECTED: a's one row times filter row o; BATCH_MATMUL: a's row o times b's one column
+    // (b's batch o / M when b has batches).
+    const std::size_t a_row = fc ? 0 : o, b_row = fc ? o : (bd.shape.size() == 2 ? 0 : o / ad.shape[ad.shape.size() - 2]);
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < k; ++i) {
+      const float product = deq(a, ad.quant, a_row * k + i, 0) * deq(b, bd.quant, b_row * k + i, fc ? o : 0);
+      sum = sum + product;
+    }
+    if (fc && node->inputs.size() > 2 && node->inputs[2] >= 0) {
+      const auto& cd = g.tensors[static_cast<std::size_t>(node->inputs[2])];
+      // The bias's DequantizeLinear scale, else (none kept) a_scale * w_scale as ORT's QGemm.
+      const float scale = cd.quant.present() ? (cd.quant.per_axis() ? cd.quant.scales[o] : cd.quant.scales[0])
+                                             : ad.quant.scales[0] * (bd.quant.per_axis() ? bd.quant.scales[o] : bd.quant.scales[0]);
+      sum = sum + static_cast<float>(static_cast<std::int32_t>(cd.data->integer_at(o))) * scale;
+    }
+    const float v = std::nearbyint(sum / yd.quant.scales[0]) + static_cast<float>(yd.quant.zero_point());
+    const float lo = static_cast<float>(qparity::cli::dtype_min(ort.dtype)), hi = static_cast<float>(qparity::cli::dtype_max(ort.dtype));
+    const auto q = static_cast<std::int64_t>(std::min(std::max(v, lo), hi));
+    if (q != ort.integer_at(o)) ++wrong;
+  }
+  return wrong;
+}
+
+// MLAS's single-row transposed-B kernel (m1_transpose_b_sum): a one-row Gemm (transB 1, bias C;
+// with transB 0 the non-transposed single-row kernel, m1_sum from the bias) and a MatMul whose b
+// has one column and several rows (MLAS swaps the operands), for K = 1 ... 300
+// (every remainder mod 8, one and several 8-blocks), 7 outputs (the kernel's groups of 4, 2 and 1),
+// int8 and uint8 a, per-tensor and per-channel Gemm weights, transB 1 and 0, and rows of cancelling
+// sums (259 outputs: 64 groups of four, one of two, one of one; and 128 SGEMMs of 3 rows). On the
+// cancelling rows y_scale is twice a_scale * b_scale: a sum of an odd integer multiple of
+// a_scale * b_scale then lands next to a tie, and its last bits (the lane sums' reduction order)
+// decide the rounding.
+TEST(OnnxQdqOracle, TransposedSingleRowBitExact) {
+  std::vector<BatchCase> cases;
+  std::uint64_t seed = 2600;
+  for (DType a : {kS8, kU8}) {
+    const std::string t = a == kU8 ? "u8" : "s8";
+    for (std::size_t k : {1, 3, 7, 8, 17, 63, 64, 300}) {
+      const bool cancelling = k >= 17;
+      for (int v = 0; v < 4; ++v) {  // Gemm, one row of A: transB 1 / 0, per tensor / per channel
+        const bool pc = (v & 1) != 0;
+        QdqMatMulSpec s;
+        s.gemm = true;
+        s.trans_b = v < 2;
+        s.mm.a = a;
+        s.mm.a_zp = a == kU8 ? 128 : 3;
+        s.mm.y_zp = a == kU8 ? 128 : -5;
+        s.mm.per_column = pc;
+        s.mm.a_shape = {1, k};
+        s.mm.n = cancelling ? 259 : 7;
+        if (cancelling) {
+          s.cancelling = true;
+          s.mm.a_scale = 0.0213f;
+          s.mm.b_scale = 0.00437f;
+          s.mm.y_scale = 2.0f * (s.mm.a_scale * s.mm.b_scale);
+          s.mm.b_lo = -127;
+          s.c_range = 3;  // a bias of a few steps: a larger one saturates most cancelling outputs
+        }
+        s.mm.seed = seed++;
+        cases.push_back({std::string("QDQ Gemm one row ") + (s.trans_b ? "" : "transB 0 ") + t +
+                             (cancelling ? " cancelling" : ""),
+                         qdq_matmul_model(s), /*fused=*/true, cancelling});
+      }
+      // MatMul, b of one column: run-time 2-D, constant 3-D, and (cancelling) 128 batches of 3 rows,
+      // where two thirds of the outputs take the kernel's group of two and one third its group of one.
+      for (int v = 0; v < (cancelling ? 3 : 2); ++v) {
+        const bool nd = v != 0;
+        QdqBatchMatMulSpec s;
+        s.mm.a = a;
+        s.mm.a_zp = a == kU8 ? 128 : 3;
+        s.mm.y_zp = a == kU8 ? 128 : -5;
+        const std::size_t m = v == 2 ? 3 : cancelling ? 259 : 7, batches = v == 2 ? 128 : 2;
+        s.mm.a_shape = nd ? std::vector<std::size_t>{batches, m, k} : std::vector<std::size_t>{m, k};
+        s.mm.b_shape = nd ? std::vector<std::size_t>{batches, k, 1} : std::vector<std::size_t>{k, 1};
+        s.mm.b_input = !nd;
+        if (cancelling) {
+          s.cancelling = true;
+          s.mm.a_scale = 0.0213f;
+          s.mm.b_scale = 0.00437f;
+          s.mm.y_scale = 0.000211f;
+          s.mm.y_scale = 2.0f * (s.mm.a_scale * s.mm.b_scale);
+        }
+        s.mm.seed = seed++;
+        cases.push_back({"QDQ MatMul one column " + t + (cancelling ? " cancelling" : ""), qdq_batch_matmul_model(s),
+                         a == kU8, cancelling});
+      }
+    }
+  }
+  std::vector<OrtJob> jobs;
+  for (const BatchCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::map<std::string, std::size_t> contrast;
+  for (const char* opt : {"all", "disabled"}) {
+    const bool all = std::string(opt) == "all";
+    const std::string profile = all ? "ort-cpu" : "ort-cpu-unfused", path = std::string("ORT opt ") + opt;
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
+      const BatchCase& c = cases[i];
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      EXPECT_EQ(ours.wrong, 0u) << c.model.label << " (" << path << ") under " << profile << ": " << ours.first;
+      tally(c.row, path, profile, ours.elements, ours.wrong);
+      const std::string other = all && c.fused ? "ort-cpu-unfused" : "onnxruntime";
+      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, other)).wrong;
+      tally(c.row, path, other + " (contrast)", ours.elements, wrong);
+      // The contrast that shows the order matters: where ORT runs float32 (level disabled, and
+      // int8 MatMul groups at all), the cancelling rows summed in K order in one chain.
+      const bool float32 = !all || (!c.fused && c.row.find("MatMul") != std::string::npos);
+      if (c.parts && float32) {
+        const std::size_t k_wrong = k_order_wrong(g, c.model.inputs, ort[0]);
+        tally(c.row, path, "K-order float32 chain (contrast)", ours.elements, k_wrong);
+        // One count per form and level, both types together.
+        std::string form = c.row;
+        for (const char* type : {" s8", " u8"}) {
+          if (const auto at = form.find(type); at != std::string::npos) form.erase(at, 3);
+        }
+        contrast[form + " / " + path + " / K-order chain"] += k_wrong;
+      }
+      return ours.elements;
+    });
+  }
+  for (const auto& [key, wrong] : contrast) {
+    EXPECT_GT(wrong, 0u) << key << ": the contrast order agrees with ORT on every cancelling element";
   }
 }
 

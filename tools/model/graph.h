@@ -81,6 +81,10 @@ struct Node {
   /// quantized range): ORT's QDQ selectors then leave the group unfused at every level, and it runs
   /// in float32 with the activation (system.cc ort_fuses_qdq; docs/semantics.md §22.5).
   bool ort_keeps_activation = false;
+  /// A FULLY_CONNECTED read from an ONNX Gemm with transB 0 (B stored [K, N]): for one row of A,
+  /// ONNX Runtime's float Gemm then runs MLAS's non-transposed single-row kernel, with transB 1 the
+  /// transposed one (ort_qdq_float.cc FcFloat; docs/semantics.md §22.5).
+  bool gemm_b_not_transposed = false;
 
   /// The options as the op's own type (the op guarantees the type for its kind).
   template <class T>

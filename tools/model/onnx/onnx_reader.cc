@@ -2053,6 +2053,7 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
     read_qlinear_matmul(f, label);
     g_.tensors.push_back(std::move(bias));
     g_.nodes.back().inputs[2] = static_cast<int>(g_.tensors.size()) - 1;
+    g_.nodes.back().gemm_b_not_transposed = trans_b == 0;
   } else if (op == "Add" || op == "Mul") {
     if (node.input_size() != 2) fail(fmt::format("{}: allowed: A and B", label));
     const Dequantized& a = dequantized(node, 0, label);

@@ -604,9 +604,57 @@ class ConvFloat : public PreparedNode {
   mutable std::vector<float> xf_, y_f_, scratch_;
 };
 
+// One output of MLAS's single-row SGEMM kernel for an unpacked B (MlasSgemmKernelM1Avx, which x86
+// builds run for M = 1 on every AVX CPU): products rounded on their own (vmulps, no FMA), summed
+// four K rows at a time as ((p0 + p1) + p2) + p3, each block then added to the output, which starts
+// as `c` (C with beta 1, else +0); the K remainder as one block of two, then one of one.
+float m1_sum(const float* x, const float* w, std::size_t k, std::size_t stride, float c = 0.0f) {
+  auto p = [&](std::size_t i) { return x[i] * w[i * stride]; };
+  std::size_t i = 0;
+  for (; i + 4 <= k; i += 4) c = (((p(i) + p(i + 1)) + p(i + 2)) + p(i + 3)) + c;
+  if ((k - i) & 2) {
+    c = (p(i) + p(i + 1)) + c;
+    i += 2;
+  }
+  if ((k - i) & 1) c = p(i) + c;
+  return c;
+}
+
+// One output of MLAS's single-row SGEMM kernel for a transposed B (MlasSgemmKernelM1TransposeBAvx,
+// onnxruntime/core/mlas/lib/x86_64/SgemmKernelM1TransposeBAvx.S, which platform.cpp selects for
+// M = 1 on every AVX CPU, AVX-512 ones included), output `column` of `n`: the dot product of `a`
+// and one row `b` of B, both contiguous along K. Eight lane sums acc[l] = sum over K blocks of
+// a[8i + l] * b[8i + l], each product rounded on its own (vmulps, no FMA) and added in K order
+// from +0; the K remainder (k mod 8) as one masked block whose missing lanes add +0. The kernel
+// takes the columns four at a time, then two, then one, and reduces the lanes of each group in
+// its own order:
+//   four:  (((acc0 + acc1) + acc2) + acc3) + (((acc4 + acc5) + acc6) + acc7)
+//   two:   ((acc0 + acc2) + (acc4 + acc6)) + ((acc1 + acc3) + (acc5 + acc7))
+//   one:   ((acc0 + acc1) + (acc2 + acc3)) + ((acc4 + acc5) + (acc6 + acc7))
+// and then adds the output's prior value `c` (beta 1; beta 0 reads no C: pass +0) last.
+float m1_transpose_b_sum(const float* a, const float* b, std::size_t k, std::size_t column, std::size_t n,
+                         float c) {
+  float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  for (std::size_t i = 0; i < k; ++i) {
+    const float product = a[i] * b[i];
+    acc[i % 8] = acc[i % 8] + product;
+  }
+  float s = 0.0f;
+  if (column < n / 4 * 4) {
+    s = (((acc[0] + acc[1]) + acc[2]) + acc[3]) + (((acc[4] + acc[5]) + acc[6]) + acc[7]);
+  } else if ((n % 4) >= 2 && column < n / 4 * 4 + 2) {
+    s = ((acc[0] + acc[2]) + (acc[4] + acc[6])) + ((acc[1] + acc[3]) + (acc[5] + acc[7]));
+  } else {
+    s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  }
+  return s + c;
+}
+
 // FULLY_CONNECTED as ONNX MatMul with a constant b: y[r, j] = sum_k a_f[r, k] * b_f[k, j] (MlasGemm
 // over all leading rows of a); with a bias (read from Gemm's C) the output starts as the bias and
-// each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1).
+// each K slice is added to it (ORT's Gemm broadcasts C into Y, then multiplies with beta 1). A
+// Gemm with one row of A runs m1_transpose_b_sum (transB 1), its sum then added to the bias, or
+// m1_sum starting from the bias (transB 0).
 class FcFloat : public PreparedNode {
  public:
   // kernel: the qdq_fma kernel of the fast engine; null: the scalar reference (SliceSum).
@@ -625,13 +673,10 @@ class FcFloat : public PreparedNode {
     act_ = n.opts<FullyConnectedOptions>().activation;
     weights_ = float_weights(g, n, 0, units_);
     slice_ = mlas_k_slice(rows_, units_, depth_);
-    if (rows_ == 1 && !weights_.bias.empty()) {
-      // Measured: a one-row Gemm (transB 1) runs MLAS's single-row transposed-B kernel, whose
-      // summation order none of the modelled orders matched (docs/semantics.md §22.5).
-      node_error(g, n,
-                 "a Gemm with one row of A is not reproduced under the unfused-QDQ arithmetic (MLAS's single-row "
-                 "transposed kernel sums in another order); allowed: two or more rows, or a fused profile (ort-cpu)");
-    }
+    // A one-row Gemm runs MLAS's single-row kernels, in both engines (one output row: nothing to
+    // vectorize across rows): the transposed-B one for transB 1, the other for transB 0.
+    one_row_gemm_ = rows_ == 1 && !weights_.bias.empty();
+    trans_b_ = !n.gemm_b_not_transposed;
     if (kernel_ != nullptr) {
       // The vector path's filter as [K][units padded] and, with a bias, the starting values.
       ldw_ = (units_ + qdq_fma::kLanePad - 1) / qdq_fma::kLanePad * qdq_fma::kLanePad;
@@ -654,7 +699,14 @@ class FcFloat : public PreparedNode {
     std::vector<float> xf(in.elements());
     dequantize_all(in, x_.scale(0), x_.zero_point(0), xf.data());
     y->assign(rows_ * units_, 0.0f);
-    if (kernel_ == nullptr) {
+    if (one_row_gemm_) {
+      // ORT's Gemm copies the bias into Y, then MLAS adds the kernel's sum to it (beta 1).
+      for (std::size_t j = 0; j < units_; ++j) {
+        const float* w = weights_.filter.data() + j * depth_;
+        (*y)[j] = trans_b_ ? m1_transpose_b_sum(xf.data(), w, depth_, j, units_, weights_.bias[j])
+                           : m1_sum(xf.data(), w, depth_, 1, weights_.bias[j]);
+      }
+    } else if (kernel_ == nullptr) {
       sums_reference(xf, y->data());
     } else {
       sums_fast(xf, y->data(), threads);
@@ -676,6 +728,19 @@ class FcFloat : public PreparedNode {
   }
 
   std::vector<std::string> describe() const override {
+    if (one_row_gemm_ && !trans_b_) {
+      return {fmt::format("arithmetic: {}", sys_.name),
+              "ONNX Runtime unfused QDQ Gemm, one row, transB 0: MLAS's single-row kernel, products rounded",
+              fmt::format("y_f starts as bias_f, blocks of 4 K summed, then added to it; {}", activation_text(act_)),
+              "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+    }
+    if (one_row_gemm_) {
+      return {fmt::format("arithmetic: {}", sys_.name),
+              "ONNX Runtime unfused QDQ Gemm, one row, transB 1: MLAS's single-row transposed-B kernel, products "
+              "rounded, 8 lane sums along K, reduced per group of 4 / 2 / 1 units",
+              fmt::format("y_f = lane sum + bias_f (beta 1); {}", activation_text(act_)),
+              "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
+    }
     return {fmt::format("arithmetic: {}", sys_.name),
             weights_.bias.empty() ? "ONNX Runtime unfused QDQ MatMul: float32 FMAs in K order"
                                   : "ONNX Runtime unfused QDQ Gemm: y_f starts as bias_f, float32 FMAs in K order",
@@ -754,6 +819,7 @@ class FcFloat : public PreparedNode {
   DType out_type_{};
   Affine x_, y_;
   std::size_t units_ = 0, depth_ = 0, rows_ = 0, slice_ = 1;
+  bool one_row_gemm_ = false, trans_b_ = true;
   Activation act_ = Activation::kNone;
   FloatWeights weights_;
   // The vector path's tables.
@@ -762,28 +828,12 @@ class FcFloat : public PreparedNode {
   std::vector<std::ptrdiff_t> offsets_;
 };
 
-// One output of MLAS's single-row SGEMM kernel for an unpacked B (MlasSgemmKernelM1Avx, which x86
-// builds run for M = 1 on every AVX CPU): products rounded on their own (vmulps, no FMA), summed
-// four K rows at a time as ((p0 + p1) + p2) + p3, each block then added to the output; the K
-// remainder as one block of two, then one of one.
-float m1_sum(const float* x, const float* w, std::size_t k, std::size_t stride) {
-  auto p = [&](std::size_t i) { return x[i] * w[i * stride]; };
-  float c = 0.0f;
-  std::size_t i = 0;
-  for (; i + 4 <= k; i += 4) c = (((p(i) + p(i + 1)) + p(i + 2)) + p(i + 3)) + c;
-  if ((k - i) & 2) {
-    c = (p(i) + p(i + 1)) + c;
-    i += 2;
-  }
-  if ((k - i) & 1) c = p(i) + c;
-  return c;
-}
-
 // BATCH_MATMUL as ONNX MatMul with an N-D or run-time b: ORT's float MatMul (MatMulComputeHelper,
 // MlasGemmBatch) runs one SGEMM per output batch of the broadcast shape, or one over all of a's
 // rows when b is 2-D (a's leading dimensions flattened into M). B is not packed ahead (ORT packs a
 // constant 2-D b only, which the reader makes a FULLY_CONNECTED), so a GEMM of one row runs MLAS's
-// single-row kernel (m1_sum) and the others SliceSum's chains with the slice of mlas_k_slice. Per-
+// single-row kernel (m1_sum), a GEMM of one column the transposed one (m1_transpose_b_sum) and
+// the others SliceSum's chains with the slice of mlas_k_slice. Per-
 // tensor quantization (the reader's BATCH_MATMUL has no other). The scalar reference serves both
 // engines: one path keeps the bits obviously the same, and this form's GEMMs are small.
 class BatchMatMulFloat : public PreparedNode {
@@ -809,15 +859,12 @@ class BatchMatMulFloat : public PreparedNode {
     // ORT's GEMM rows: all of a's rows when b is one matrix, else one batch matrix's.
     const std::size_t rows = b.shape.size() == 2 ? count_of(a.shape) / geo_.k : geo_.m;
     single_row_ = rows == 1;
+    gemm_rows_ = rows;
+    flat_rows_ = b.shape.size() == 2;
     slice_ = mlas_k_slice(rows, geo_.n, geo_.k);
-    if (!single_row_ && geo_.n == 1) {
-      // MLAS turns a one-column SGEMM into a single-row one on the transposed operands, whose
-      // transposed-B kernel's order is not modelled (as for a one-row Gemm, docs/semantics.md §22.5).
-      node_error(g, n,
-                 "a MatMul with one column of B is not reproduced under the unfused-QDQ arithmetic (MLAS's "
-                 "transposed single-row kernel sums in another order); allowed: two or more columns, or a fused "
-                 "profile where ORT fuses the group");
-    }
+    // MLAS turns a one-column SGEMM (ldb = ldc = 1) into a single-row one on the transposed
+    // operands: b is the row and a's rows the transposed B (m1_transpose_b_sum).
+    single_column_ = !single_row_ && geo_.n == 1;
     if (b.constant()) {
       rhs_f_.resize(b.data->elements());
       dequantize_all(*b.data, qb_.scale(0), qb_.zero_point(0), rhs_f_.data());
@@ -845,6 +892,10 @@ class BatchMatMulFloat : public PreparedNode {
           float y = 0.0f;
           if (single_row_) {
             y = m1_sum(x + r * k, w + j, k, nn);
+          } else if (single_column_) {
+            // The kernel's row groups run over the SGEMM's rows: all of a's when b is 2-D.
+            const std::size_t row = flat_rows_ ? batch * m + r : r;
+            y = m1_transpose_b_sum(w, x + r * k, k, row, gemm_rows_, 0.0f);
           } else {
             sum.start();
             for (std::size_t i = 0; i < k; ++i) sum.add(x[r * k + i], w[i * nn + j]);
@@ -860,8 +911,10 @@ class BatchMatMulFloat : public PreparedNode {
     return {fmt::format("arithmetic: {}", sys_.name),
             fmt::format("ONNX Runtime unfused QDQ MatMul, {} batch(es) of [{}, {}] x [{}, {}]: float32 FMAs in K order",
                         geo_.batches(), geo_.m, geo_.k, geo_.k, geo_.n),
-            single_row_ ? std::string("one row: MLAS's single-row kernel, products rounded, summed in blocks of 4 K")
-                        : fmt::format("{} (MLAS SGEMM; each slice from 0, then added to y_f)", slice_text(geo_.k, slice_)),
+            single_row_      ? std::string("one row: MLAS's single-row kernel, products rounded, summed in blocks of 4 K")
+            : single_column_ ? std::string("one column: MLAS's single-row transposed-B kernel on the transposed operands, "
+                                           "products rounded, 8 lane sums along K, reduced per group of 4 / 2 / 1 rows")
+                             : fmt::format("{} (MLAS SGEMM; each slice from 0, then added to y_f)", slice_text(geo_.k, slice_)),
             "q = clamp(round_half_even(y_f / y_scale) + y_zp) (float32 division)"};
   }
 
@@ -872,7 +925,9 @@ class BatchMatMulFloat : public PreparedNode {
   Affine qa_, qb_, y_;
   reference::BatchMatMulGeometry geo_;
   std::size_t slice_ = 1;
-  bool single_row_ = false;
+  bool single_row_ = false, single_column_ = false;
+  std::size_t gemm_rows_ = 0;  // rows of each SGEMM ORT runs
+  bool flat_rows_ = false;     // b 2-D: one SGEMM over all of a's rows
   std::vector<float> rhs_f_;  // a constant b dequantized once; empty for a run-time b
 };
 
