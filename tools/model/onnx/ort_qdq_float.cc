@@ -10,6 +10,7 @@
 #include "model/ops/conv_common.h"
 #include "model/ops/batch_matmul.h"
 #include "model/ops/elementwise.h"
+#include "model/ops/mlas_global_sum.h"
 #include "preset_params.h"
 #include "qparity/error.h"
 #include "qparity/reference/batch_matmul.h"
@@ -1015,16 +1016,7 @@ class GlobalAverageFloat : public PreparedNode {
         auto x = [&](std::size_t p) {
           return dequantize(in.integer_at((b * hw_ + p) * c_ + c), x_.scale(0), x_.zero_point(0));
         };
-        // MLAS's global kernel: four lane sums over whole groups of four pixels (lane j takes the
-        // pixels p = 4i + j), reduced as (lane0 + lane2) + (lane1 + lane3), then the remaining
-        // pixels one at a time.
-        float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        std::size_t p = 0;
-        for (; p + 4 <= hw_; p += 4) {
-          for (std::size_t j = 0; j < 4; ++j) lane[j] += x(p + j);
-        }
-        float sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
-        for (; p < hw_; ++p) sum += x(p);
+        const float sum = mlas_global_sum(hw_, x);  // MLAS's global kernel's order
         const float mean = sum / static_cast<float>(hw_);
         out.set_integer(b * c_ + c, quantize(mean, y_.scale(0), y_.zero_point(0), out_type_));
       }

@@ -44,6 +44,7 @@
 #include <set>
 
 #include "model/ops/conv_common.h"
+#include "model/ops/mlas_global_sum.h"
 #include "model/ops/op_variants.h"
 #include "model/ops/ort_qlinear_global_average_pool.h"
 #include "preset_params.h"
@@ -488,16 +489,10 @@ class AveragePoolPrepared : public PreparedNode {
                 sum += column;
               }
             } else if (!ort_zero_point_inside_ && mlas_path_ == MlasPoolPath::kGlobal) {
-              const std::size_t size = shape_.h * shape_.w, vectors = size / 4 * 4;
-              float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-              for (std::size_t i = 0; i < vectors; ++i) {
-                lane[i % 4] += dequantized(b, static_cast<std::ptrdiff_t>(i / shape_.w),
-                                           static_cast<std::ptrdiff_t>(i % shape_.w), c);
-              }
-              sum = (lane[0] + lane[2]) + (lane[1] + lane[3]);
-              for (std::size_t i = vectors; i < size; ++i) {
-                sum += dequantized(b, static_cast<std::ptrdiff_t>(i / shape_.w), static_cast<std::ptrdiff_t>(i % shape_.w), c);
-              }
+              sum = mlas_global_sum(shape_.h * shape_.w, [&](std::size_t i) {
+                return dequantized(b, static_cast<std::ptrdiff_t>(i / shape_.w),
+                                   static_cast<std::ptrdiff_t>(i % shape_.w), c);
+              });
             } else {
               for (std::ptrdiff_t h = hs; h < h1; ++h) {
                 for (std::ptrdiff_t w = ws; w < w1; ++w) sum += dequantized(b, h, w, c);
