@@ -38,6 +38,35 @@ struct BatchCase {
   bool parts = false;  ///< cancelling sums: the fused and float32 arithmetic part on some elements
 };
 
+/// Runs the cases in ONNX Runtime at levels all and disabled and requires qparity's bits under
+/// ort-cpu (all) and ort-cpu-unfused (disabled). Tallies the other arithmetic as a contrast
+/// (ort-cpu-unfused for a group ORT fuses at level all, else the batched QLinear formula, preset
+/// onnxruntime) and returns its wrong counts on the cancelling cases, per row, level and arithmetic.
+/// more(case, path, all, ort outputs, graph, elements) adds a test's own contrasts.
+template <class More>
+std::map<std::string, std::size_t> compare_at_both_levels(const std::vector<BatchCase>& cases, More more) {
+  std::vector<OrtJob> jobs;
+  for (const BatchCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
+  std::map<std::string, std::size_t> other_wrong;
+  for (const char* opt : {"all", "disabled"}) {
+    const bool all = std::string(opt) == "all";
+    const std::string profile = all ? "ort-cpu" : "ort-cpu-unfused", path = std::string("ORT opt ") + opt;
+    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
+      const BatchCase& c = cases[i];
+      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
+      EXPECT_EQ(ours.wrong, 0u) << c.model.label << " (" << path << ") under " << profile << ": " << ours.first;
+      tally(c.row, path, profile, ours.elements, ours.wrong);
+      const std::string other = all && c.fused ? "ort-cpu-unfused" : "onnxruntime";
+      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, other)).wrong;
+      tally(c.row, path, other + " (contrast)", ours.elements, wrong);
+      if (c.parts) other_wrong[c.row + " / " + path + " / " + other] += wrong;
+      more(c, path, all, ort, g, ours.elements);
+      return ours.elements;
+    });
+  }
+  return other_wrong;
+}
+
 TEST(OnnxQdqOracle, BatchMatMulBitExact) {
   struct Shape {
     std::vector<std::size_t> a, b;
@@ -92,24 +121,9 @@ TEST(OnnxQdqOracle, BatchMatMulBitExact) {
       }
     }
   }
-  std::vector<OrtJob> jobs;
-  for (const BatchCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
-  std::map<std::string, std::size_t> contrast;
-  for (const char* opt : {"all", "disabled"}) {
-    const bool all = std::string(opt) == "all";
-    const std::string profile = all ? "ort-cpu" : "ort-cpu-unfused", path = std::string("ORT opt ") + opt;
-    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
-      const BatchCase& c = cases[i];
-      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
-      EXPECT_EQ(ours.wrong, 0u) << c.model.label << " (" << path << ") under " << profile << ": " << ours.first;
-      tally(c.row, path, profile, ours.elements, ours.wrong);
-      const std::string other = all && c.fused ? "ort-cpu-unfused" : "onnxruntime";
-      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, other)).wrong;
-      tally(c.row, path, other + " (contrast)", ours.elements, wrong);
-      if (c.parts) contrast[c.row + " / " + path + " / " + other] += wrong;
-      return ours.elements;
-    });
-  }
+  const std::map<std::string, std::size_t> contrast =
+      compare_at_both_levels(cases, [](const BatchCase&, const std::string&, bool, const std::vector<Tensor>&,
+                                       const qparity::model::Graph&, std::size_t) {});
   for (const auto& [key, wrong] : contrast) {
     EXPECT_GT(wrong, 0u) << key << ": the other arithmetic agrees with ORT on every cancelling element";
   }
@@ -229,36 +243,23 @@ TEST(OnnxQdqOracle, TransposedSingleRowBitExact) {
       }
     }
   }
-  std::vector<OrtJob> jobs;
-  for (const BatchCase& c : cases) jobs.push_back({c.model.label, c.model.bytes, c.model.inputs});
   std::map<std::string, std::size_t> contrast;
-  for (const char* opt : {"all", "disabled"}) {
-    const bool all = std::string(opt) == "all";
-    const std::string profile = all ? "ort-cpu" : "ort-cpu-unfused", path = std::string("ORT opt ") + opt;
-    for_each_ort_result(jobs, opt, [&](std::size_t i, const std::vector<Tensor>& ort, const qparity::model::Graph& g) {
-      const BatchCase& c = cases[i];
-      const OutputsCompared ours = compare_outputs(ort, run_qparity(g, c.model.inputs, profile));
-      EXPECT_EQ(ours.wrong, 0u) << c.model.label << " (" << path << ") under " << profile << ": " << ours.first;
-      tally(c.row, path, profile, ours.elements, ours.wrong);
-      const std::string other = all && c.fused ? "ort-cpu-unfused" : "onnxruntime";
-      const std::size_t wrong = compare_outputs(ort, run_qparity(g, c.model.inputs, other)).wrong;
-      tally(c.row, path, other + " (contrast)", ours.elements, wrong);
-      // The contrast that shows the order matters: where ORT runs float32 (level disabled, and
-      // int8 MatMul groups at all), the cancelling rows summed in K order in one chain.
-      const bool float32 = !all || (!c.fused && c.row.find("MatMul") != std::string::npos);
-      if (c.parts && float32) {
-        const std::size_t k_wrong = k_order_wrong(g, c.model.inputs, ort[0]);
-        tally(c.row, path, "K-order float32 chain (contrast)", ours.elements, k_wrong);
-        // One count per form and level, both types together.
-        std::string form = c.row;
-        for (const char* type : {" s8", " u8"}) {
-          if (const auto at = form.find(type); at != std::string::npos) form.erase(at, 3);
-        }
-        contrast[form + " / " + path + " / K-order chain"] += k_wrong;
+  compare_at_both_levels(cases, [&](const BatchCase& c, const std::string& path, bool all, const std::vector<Tensor>& ort,
+                                    const qparity::model::Graph& g, std::size_t elements) {
+    // The contrast that shows the order matters: where ORT runs float32 (level disabled, and
+    // int8 MatMul groups at all), the cancelling rows summed in K order in one chain.
+    const bool float32 = !all || (!c.fused && c.row.find("MatMul") != std::string::npos);
+    if (c.parts && float32) {
+      const std::size_t k_wrong = k_order_wrong(g, c.model.inputs, ort[0]);
+      tally(c.row, path, "K-order float32 chain (contrast)", elements, k_wrong);
+      // One count per form and level, both types together.
+      std::string form = c.row;
+      for (const char* type : {" s8", " u8"}) {
+        if (const auto at = form.find(type); at != std::string::npos) form.erase(at, 3);
       }
-      return ours.elements;
-    });
-  }
+      contrast[form + " / " + path + " / K-order chain"] += k_wrong;
+    }
+  });
   for (const auto& [key, wrong] : contrast) {
     EXPECT_GT(wrong, 0u) << key << ": the contrast order agrees with ORT on every cancelling element";
   }
