@@ -118,6 +118,18 @@ TEST(CliOnnx, InspectAndDiff) {
   EXPECT_TRUE(contains(diff.out, "ort-cpu-avx2 (onnxruntime, pairsat16)")) << diff.out;
 }
 
+// The unfused profiles named for a CPU class keep that class's QLinear arithmetic whatever CPU runs
+// the tool: a QLinearConv's u8 x s8 pairs saturate under ort-cpu-unfused-avx2 only.
+TEST(CliOnnx, UnfusedProfilesNamedForACpuClass) {
+  const WrittenModel w = write_conv_model();
+  const CliResult diff = run_cli({"diff", "--model", w.model, "--input", w.input, "--a", "ort-cpu-unfused-avx512vnni",
+                                  "--b", "ort-cpu-unfused-avx2"});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_TRUE(contains(diff.out, "y_node")) << diff.out;
+  EXPECT_TRUE(contains(diff.out, "ort-cpu-unfused-avx2 (onnxruntime, pairsat16)")) << diff.out;
+  EXPECT_FALSE(contains(diff.out, "No difference")) << diff.out;
+}
+
 // A QDQ-form int8 convolution: ONNX Runtime runs it in float32 at both optimization levels, so
 // ort-cpu and ort-cpu-unfused name the same arithmetic and the model diff between them is zero.
 TEST(CliOnnx, QdqModelUnderTheFusedAndUnfusedProfiles) {

@@ -185,6 +185,11 @@ TEST(OnnxLookupReader, SoftmaxFormsBecomeSoftmaxOverTheLastAxis) {
                              : qparity::model::cpu_has_avx512f() ? "onnxruntime-qdq-float"
                                                                  : "onnxruntime-qdq-float-fma3";
     EXPECT_EQ(unfused.preset.name, want);
+    // The named CPU classes pick their kernel whatever this CPU is.
+    EXPECT_EQ(find_profile("ort-cpu-unfused-avx2").pick(g, g.nodes[0]).preset.name,
+              qdq ? "onnxruntime-qdq-float-fma3" : "onnxruntime");
+    EXPECT_EQ(find_profile("ort-cpu-unfused-avx512vnni").pick(g, g.nodes[0]).preset.name,
+              qdq ? "onnxruntime-qdq-float" : "onnxruntime");
     for (bool avx512 : {true, false}) {
       if (!qdq) break;
       qparity::model::System sys = unfused;

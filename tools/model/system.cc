@@ -224,7 +224,13 @@ bool ort_fuses_qdq(const Graph& g, const Node& n) {
          g.tensors[static_cast<std::size_t>(n.inputs[0])].dtype == cli::DType::kUint8;
 }
 
-System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& profile, bool fuse_qdq) {
+/// The float32 kernels MLAS picks for an unfused QDQ Softmax (docs/semantics.md §22.8): AVX512F where
+/// the CPU has it, else FMA3. Independent of OrtCpu: an AVX-512F CPU may lack VNNI (Skylake-SP) and a
+/// VNNI CPU may lack AVX-512F (AVX-VNNI on Alder Lake).
+enum class OrtFloatIsa : std::uint8_t { kFma3, kAvx512f };
+
+System ort_system(const Graph& g, const Node& n, OrtCpu cpu, OrtFloatIsa float_isa, const std::string& profile,
+                  bool fuse_qdq) {
   if (n.onnx_qdq && !(fuse_qdq && ort_fuses_qdq(g, n))) {
     // DequantizeLinear, the float32 operator, QuantizeLinear (model/onnx/ort_qdq_float.h).
     System s = system_of_preset(find_preset("onnxruntime"));
@@ -233,7 +239,7 @@ System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& 
     s.name = fmt::format("{} (onnxruntime, unfused QDQ in float32)", profile);
     // The float32 Softmax sums its exponentials with MLAS's AVX512F kernel where the CPU has
     // AVX-512F, else with the FMA3 one; the two round differently (softmax_ort.h).
-    if (n.op == OpKind::kSoftmax && !cpu_has_avx512f()) {
+    if (n.op == OpKind::kSoftmax && float_isa == OrtFloatIsa::kFma3) {
       s.preset.name = "onnxruntime-qdq-float-fma3";
       s.preset.description = "ONNX Runtime, an unfused QDQ group in float32 on a CPU without AVX-512F (MLAS's "
                              "FMA3 sum of exponentials)";
@@ -261,15 +267,21 @@ System ort_system(const Graph& g, const Node& n, OrtCpu cpu, const std::string& 
   return s;
 }
 
+/// This CPU's variants, for the profiles that follow the machine they run on.
+OrtCpu host_ort_cpu() { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }
+OrtFloatIsa host_ort_float_isa() { return cpu_has_avx512f() ? OrtFloatIsa::kAvx512f : OrtFloatIsa::kFma3; }
+
 Profile ort_profile(const std::string& name, const std::string& description, std::function<OrtCpu()> cpu,
-                    bool fuse_qdq = true) {
+                    std::function<OrtFloatIsa()> float_isa, bool fuse_qdq = true) {
   Profile p;
   p.name = name;
   p.description = description;
   p.source = "microsoft/onnxruntime onnxruntime/core/mlas/lib/quantize.cpp (MlasRequantizeOutput), "
              "qgemm_kernel_avx2.cpp (VPMADDUBSW) and the VNNI QGEMM kernels; unfused QDQ groups: the float "
              "kernels (MLAS sgemm.cpp, convolve.cpp, MlasQuantizeLinear); docs/semantics.md §22";
-  p.pick = [cpu, name, fuse_qdq](const Graph& g, const Node& n) { return ort_system(g, n, cpu(), name, fuse_qdq); };
+  p.pick = [cpu, float_isa, name, fuse_qdq](const Graph& g, const Node& n) {
+    return ort_system(g, n, cpu(), float_isa(), name, fuse_qdq);
+  };
   return p;
 }
 
@@ -283,15 +295,24 @@ const std::vector<Profile>& runtime_profiles() {
                   "ort-cpu-avx2, by the CPU's VNNI support), graph optimizations on: QDQ groups fused into QLinear "
                   "operators where ORT fuses them (uint8, int8 Conv between single-consumer Q/DQ pairs; Add and Mul), "
                   "the other int8 Conv / MatMul groups in float32",
-                  [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }),
+                  host_ort_cpu, host_ort_float_isa),
       ort_profile("ort-cpu-avx2", "ONNX Runtime's CPU execution provider on x86 without VNNI (u8 x s8 products "
-                  "summed in int16-saturated pairs)", [] { return OrtCpu::kAvx2; }),
+                  "summed in int16-saturated pairs)", [] { return OrtCpu::kAvx2; }, host_ort_float_isa),
       ort_profile("ort-cpu-vnni", "ONNX Runtime's CPU execution provider on x86 with AVX-VNNI or AVX-512 VNNI "
-                  "(exact int32 accumulation)", [] { return OrtCpu::kVnni; }),
+                  "(exact int32 accumulation)", [] { return OrtCpu::kVnni; }, host_ort_float_isa),
       ort_profile("ort-cpu-unfused", "ONNX Runtime's CPU execution provider with graph optimizations disabled: "
                   "every QDQ group in float32 (dequantize, float operator, quantize; Softmax with MLAS's AVX512F or FMA3 "
                   "kernel by the CPU's AVX-512F support); QLinear operators as ort-cpu",
-                  [] { return cpu_has_vnni() ? OrtCpu::kVnni : OrtCpu::kAvx2; }, /*fuse_qdq=*/false),
+                  host_ort_cpu, host_ort_float_isa, /*fuse_qdq=*/false),
+      // The unfused arithmetic of the two x86 CPU classes, for replaying another machine's outputs
+      // here (ort-cpu-unfused follows the CPU it runs on).
+      ort_profile("ort-cpu-unfused-avx2", "ort-cpu-unfused as it runs on x86 without VNNI or AVX-512F (e.g. AMD Zen 1-3, "
+                  "Intel Haswell to Comet Lake): QLinear operators as ort-cpu-avx2, QDQ Softmax with MLAS's FMA3 kernel",
+                  [] { return OrtCpu::kAvx2; }, [] { return OrtFloatIsa::kFma3; }, /*fuse_qdq=*/false),
+      ort_profile("ort-cpu-unfused-avx512vnni", "ort-cpu-unfused as it runs on x86 with AVX-512F and AVX-512 VNNI (e.g. "
+                  "AMD Zen 4 and 5, Intel Ice Lake-SP and later): QLinear operators as ort-cpu-vnni, QDQ Softmax with "
+                  "MLAS's AVX512F kernel",
+                  [] { return OrtCpu::kVnni; }, [] { return OrtFloatIsa::kAvx512f; }, /*fuse_qdq=*/false),
   };
   return profiles;
 }
