@@ -11,6 +11,7 @@
 #include "kernels/mlas_qladd/mlas_qladd_kernel_body.h"
 
 QPARITY_DEFINE_KERNELS(qparity::internal::MlasQladdFamily) {
-  return qparity::internal::MlasQladdKernelSet{"avx512", &qparity::internal::mlas_qladd::qladd_avx512::run<false>,
-                                               &qparity::internal::mlas_qladd::qladd_avx512::run<true>};
+  return qparity::internal::MlasQladdKernelSet{
+      "avx512", &qparity::internal::mlas_qladd::qladd_avx512::run<false>,
+      &qparity::internal::mlas_qladd::qladd_avx512::run<true>};
 }

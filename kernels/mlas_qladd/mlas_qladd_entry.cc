@@ -1,5 +1,6 @@
 // The entry of kernels/entries/qparity_internal/mlas_qladd.h: the mlas_qladd family's registry
-// lookup and the tile-pool split the tools library cannot reach itself (it does not include kernels/).
+// lookup and the tile-pool split the tools library cannot reach itself (it does not include
+// kernels/).
 #include <string>
 
 #include "kernels/dispatch/run_tiles_threaded.h"
@@ -17,7 +18,8 @@ RunFn kernel(Isa isa, bool is_signed) {
   }
   const MlasQladdKernelSet* set = kernels_for<MlasQladdFamily>(isa);
   if (set == nullptr || set->run_u8 == nullptr || set->run_s8 == nullptr) {
-    throw InvalidArgument("qparity: no mlas_qladd kernels for this ISA (the build lacks the scalar file)");
+    throw InvalidArgument(
+        "qparity: no mlas_qladd kernels for this ISA (the build lacks the scalar file)");
   }
   return is_signed ? set->run_s8 : set->run_u8;
 }
@@ -29,9 +31,11 @@ Isa kernel_isa(Isa isa) {
 }
 
 void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t work,
-                         void (*run)(const void* ctx, std::size_t begin, std::size_t end), const void* ctx) {
+                         void (*run)(const void* ctx, std::size_t begin, std::size_t end),
+                         const void* ctx) {
   if (count == 0) return;
-  run_tiles_threaded(count, threads, work, [&](std::size_t begin, std::size_t end) { run(ctx, begin, end); });
+  run_tiles_threaded(count, threads, work,
+                     [&](std::size_t begin, std::size_t end) { run(ctx, begin, end); });
 }
 
 }  // namespace mlas_qladd

@@ -30,7 +30,9 @@ namespace qparity::internal::mlas_qladd::QPARITY_MLAS_QLADD_NS {
 constexpr std::size_t kLanes = 16;
 using VecF = __m512;
 
-inline VecF vset(float v) { return _mm512_set1_ps(v); }
+inline VecF vset(float v) {
+  return _mm512_set1_ps(v);
+}
 
 /// kLanes bytes as float32 (signed or unsigned widening).
 template <bool kSigned>
@@ -44,16 +46,21 @@ inline VecF load_float(const std::uint8_t* p) {
 template <bool kSigned>
 inline void store_rounded(std::uint8_t* p, VecF v) {
   const __m512i q = _mm512_cvtps_epi32(v);
-  const __m128i b = kSigned ? _mm512_cvtsepi32_epi8(q) : _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, _mm512_setzero_si512()));
+  const __m128i b = kSigned ? _mm512_cvtsepi32_epi8(q)
+                            : _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, _mm512_setzero_si512()));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), b);
 }
 
-inline VecF vfma(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VecF vfma(VecF a, VecF b, VecF c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
 #elif defined(__AVX2__) && defined(__FMA__)
 constexpr std::size_t kLanes = 8;
 using VecF = __m256;
 
-inline VecF vset(float v) { return _mm256_set1_ps(v); }
+inline VecF vset(float v) {
+  return _mm256_set1_ps(v);
+}
 
 template <bool kSigned>
 inline VecF load_float(const std::uint8_t* p) {
@@ -71,14 +78,18 @@ inline void store_rounded(std::uint8_t* p, VecF v) {
   _mm_storel_epi64(reinterpret_cast<__m128i*>(p), b);
 }
 
-inline VecF vfma(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VecF vfma(VecF a, VecF b, VecF c) {
+  return _mm256_fmadd_ps(a, b, c);
+}
 #else
 #error "mlas_qladd_kernel_body.h needs AVX2 + FMA or AVX-512 F+BW"
 #endif
 
-/// One vector: y[0, kLanes) from x1 and x2 (null: the one-element form, fixed already holds x2's part).
+/// One vector: y[0, kLanes) from x1 and x2 (null: the one-element form, fixed already holds x2's
+/// part).
 template <bool kSigned>
-inline void run_vector(const std::uint8_t* x1, const std::uint8_t* x2, VecF r1, VecF r2, VecF fixed, std::uint8_t* y) {
+inline void run_vector(const std::uint8_t* x1, const std::uint8_t* x2, VecF r1, VecF r2, VecF fixed,
+                       std::uint8_t* y) {
   const VecF inner = x2 == nullptr ? fixed : vfma(load_float<kSigned>(x2), r2, fixed);
   store_rounded<kSigned>(y, vfma(load_float<kSigned>(x1), r1, inner));
 }

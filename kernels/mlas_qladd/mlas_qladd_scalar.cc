@@ -20,7 +20,8 @@ void run(const void* x1v, const void* x2v, std::size_t n, const Params& p, void*
   const T* x2 = static_cast<const T*>(x2v);
   T* y = static_cast<T*>(yv);
   for (std::size_t i = 0; i < n; ++i) {
-    const float inner = x2 == nullptr ? p.fixed : std::fma(static_cast<float>(x2[i]), p.r2, p.fixed);
+    const float inner =
+        x2 == nullptr ? p.fixed : std::fma(static_cast<float>(x2[i]), p.r2, p.fixed);
     const float v = std::fma(static_cast<float>(x1[i]), p.r1, inner);
     std::int64_t q = INT32_MIN;  // cvtps2dq's "integer indefinite" outside int32 and for NaN
     if (v >= -2147483648.0f && v < 2147483648.0f) q = static_cast<std::int64_t>(std::nearbyint(v));
@@ -34,6 +35,7 @@ void run(const void* x1v, const void* x2v, std::size_t n, const Params& p, void*
 }  // namespace qparity
 
 QPARITY_DEFINE_KERNELS(qparity::internal::MlasQladdFamily) {
-  return qparity::internal::MlasQladdKernelSet{"scalar", &qparity::internal::mlas_qladd::run<std::uint8_t>,
+  return qparity::internal::MlasQladdKernelSet{"scalar",
+                                               &qparity::internal::mlas_qladd::run<std::uint8_t>,
                                                &qparity::internal::mlas_qladd::run<std::int8_t>};
 }

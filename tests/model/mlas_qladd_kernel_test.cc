@@ -46,17 +46,17 @@ struct Quant {
 
 const std::vector<Quant>& quants() {
   static const std::vector<Quant> q = {
-      {0.05f, -3, 0.03f, 5, 0.07f, 1},            // op_samples' ADD
-      {0.0235f, 0, 0.0235f, 0, 0.0235f, 0},       // ratios 1: every sum lands on an integer
+      {0.05f, -3, 0.03f, 5, 0.07f, 1},               // op_samples' ADD
+      {0.0235f, 0, 0.0235f, 0, 0.0235f, 0},          // ratios 1: every sum lands on an integer
       {0.0417f, -128, 0.0193f, 127, 0.0511f, -128},  // zero points at the type's ends
       {0.0417f, 127, 0.0193f, -128, 0.0511f, 127},
-      {0.1f, 0, 0.1f, 0, 0.001f, 0},              // ratios 100: saturation at both ends
-      {1e-3f, 0, 1e-3f, 0, 1.0f, 0},              // ratios 1e-3: everything near zo
-      {0.3f, 7, 0.7f, -9, 1.0f / 3.0f, 2},        // ratios near 1 with long mantissas: ties and
-      {1.0f / 3.0f, 1, 1.0f / 3.0f, -1, 2.0f / 3.0f, 0},  // half-ulp sums, fused vs separate rounding
+      {0.1f, 0, 0.1f, 0, 0.001f, 0},                        // ratios 100: saturation at both ends
+      {1e-3f, 0, 1e-3f, 0, 1.0f, 0},                        // ratios 1e-3: everything near zo
+      {0.3f, 7, 0.7f, -9, 1.0f / 3.0f, 2},                  // ratios near 1 with long mantissas: ties and
+      {1.0f / 3.0f, 1, 1.0f / 3.0f, -1, 2.0f / 3.0f, 0},    // half-ulp sums, fused vs separate rounding
       {0.0078125f, 100, 0.00390625f, -100, 0.015625f, 50},  // powers of two: exact ties (half to even)
-      {3e-2f, -60, 1.7e-2f, 90, 2.3e-3f, -127},   // large ratios with far zero points
-      {1e30f, 0, 1e30f, 0, 1e-8f, 0},             // v outside int32: cvtps2dq's INT32_MIN
+      {3e-2f, -60, 1.7e-2f, 90, 2.3e-3f, -127},             // large ratios with far zero points
+      {1e30f, 0, 1e30f, 0, 1e-8f, 0},                       // v outside int32: cvtps2dq's INT32_MIN
   };
   return q;
 }
@@ -68,7 +68,7 @@ template <class T>
 mq::Params params_of(const Quant& q) {
   auto clampz = [](int dz) {
     const int z = kMid<T> + dz;
-    return z < std::numeric_limits<T>::min() ? static_cast<int>(std::numeric_limits<T>::min())
+    return z < std::numeric_limits<T>::min()   ? static_cast<int>(std::numeric_limits<T>::min())
            : z > std::numeric_limits<T>::max() ? static_cast<int>(std::numeric_limits<T>::max())
                                                : z;
   };
@@ -170,8 +170,12 @@ void check_all_pairs() {
   });
 }
 
-TEST(MlasQladdKernel, EveryPairUint8) { check_all_pairs<std::uint8_t>(); }
-TEST(MlasQladdKernel, EveryPairInt8) { check_all_pairs<std::int8_t>(); }
+TEST(MlasQladdKernel, EveryPairUint8) {
+  check_all_pairs<std::uint8_t>();
+}
+TEST(MlasQladdKernel, EveryPairInt8) {
+  check_all_pairs<std::int8_t>();
+}
 
 // The quant list holds triples where fused and separately rounded FMAs give different bytes, so
 // the exhaustive tests would see a kernel that rounds twice.
@@ -218,8 +222,12 @@ void check_lengths() {
   });
 }
 
-TEST(MlasQladdKernel, OddLengthsUint8) { check_lengths<std::uint8_t>(); }
-TEST(MlasQladdKernel, OddLengthsInt8) { check_lengths<std::int8_t>(); }
+TEST(MlasQladdKernel, OddLengthsUint8) {
+  check_lengths<std::uint8_t>();
+}
+TEST(MlasQladdKernel, OddLengthsInt8) {
+  check_lengths<std::int8_t>();
+}
 
 TEST(MlasQladdKernel, ThreadsGiveTheOneThreadBits) {
   const qparity_test::ForceTilePool force;

@@ -52,7 +52,8 @@ Isa kernel_isa(Isa isa);
 /// the calling thread alone when `work` (in the tile pool's multiply-accumulate units) is too small
 /// to pay, when threads <= 1 or when the pool is busy.
 void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t work,
-                         void (*run)(const void* ctx, std::size_t begin, std::size_t end), const void* ctx);
+                         void (*run)(const void* ctx, std::size_t begin, std::size_t end),
+                         const void* ctx);
 
 }  // namespace mlas_qladd
 }  // namespace internal
