@@ -189,48 +189,51 @@ TEST(OnnxReader, GlobalAveragePoolIsMeanOverNhwcHW) {
                ToolError);
 }
 
-// TRANSPOSE's blocked 8-bit NCHW <-> NHWC path and its generic path (int32 elements) against the
-// index formula, on a shape larger than one block.
+// TRANSPOSE's blocked 8-bit NCHW <-> NHWC path, its three-channel (RGB) path and its generic path
+// (int32 elements) against the index formula, on shapes larger than one block.
 TEST(OnnxReader, TransposeMatchesTheIndexFormula) {
   for (DType dt : {DType::kInt8, DType::kInt32}) {
-    qparity::model::GraphBuilder b("transpose");
-    const std::vector<std::size_t> shape{2, 37, 5, 9};
-    const int x = b.tensor(
-        "x", dt, shape,
-        dt == DType::kInt8 ? qparity::model::GraphBuilder::per_tensor(0.5f, 1) : qparity::model::Quantization{});
-    b.input(x);
-    Tensor p1 = qparity::cli::make_tensor(DType::kInt32, {4}), p2 = p1;
-    const std::int64_t a[4] = {0, 2, 3, 1}, c[4] = {0, 3, 1, 2};
-    for (std::size_t i = 0; i < 4; ++i) {
-      p1.set_integer(i, a[i]);
-      p2.set_integer(i, c[i]);
-    }
-    const int pa = b.constant("pa", p1), pc = b.constant("pc", p2);
-    const qparity::model::Quantization q =
-        dt == DType::kInt8 ? qparity::model::GraphBuilder::per_tensor(0.5f, 1) : qparity::model::Quantization{};
-    const int y = b.tensor("y", dt, {}, q), z = b.tensor("z", dt, {}, q);
-    b.node(OpKind::kTranspose, {x, pa}, {y});
-    b.node(OpKind::kTranspose, {y, pc}, {z});
-    b.output(y);
-    b.output(z);
-    const Graph g = b.finish();
-    Tensor in = qparity::cli::make_tensor(dt, shape);
-    for (std::size_t i = 0; i < in.elements(); ++i)
-      in.set_integer(i, static_cast<std::int64_t>((i * 7919) % 251) - 100);
-    qparity::model::Runner r(g, {qparity::model::find_profile("ort-cpu").pick(g, g.nodes[0])});
-    r.run({in});
-    const Tensor nhwc = r.outputs()[0], back = r.outputs()[1];
-    ASSERT_EQ(nhwc.shape, (std::vector<std::size_t>{2, 5, 9, 37}));
-    for (std::size_t n = 0; n < 2; ++n) {
-      for (std::size_t ch = 0; ch < 37; ++ch) {
-        for (std::size_t h = 0; h < 5; ++h) {
-          for (std::size_t w = 0; w < 9; ++w) {
-            ASSERT_EQ(nhwc.integer_at(((n * 5 + h) * 9 + w) * 37 + ch), in.integer_at(((n * 37 + ch) * 5 + h) * 9 + w));
+    for (std::size_t C : {std::size_t{37}, std::size_t{3}}) {
+      qparity::model::GraphBuilder b("transpose");
+      const std::vector<std::size_t> shape{2, C, 5, 9};
+      const int x = b.tensor(
+          "x", dt, shape,
+          dt == DType::kInt8 ? qparity::model::GraphBuilder::per_tensor(0.5f, 1) : qparity::model::Quantization{});
+      b.input(x);
+      Tensor p1 = qparity::cli::make_tensor(DType::kInt32, {4}), p2 = p1;
+      const std::int64_t a[4] = {0, 2, 3, 1}, c[4] = {0, 3, 1, 2};
+      for (std::size_t i = 0; i < 4; ++i) {
+        p1.set_integer(i, a[i]);
+        p2.set_integer(i, c[i]);
+      }
+      const int pa = b.constant("pa", p1), pc = b.constant("pc", p2);
+      const qparity::model::Quantization q =
+          dt == DType::kInt8 ? qparity::model::GraphBuilder::per_tensor(0.5f, 1) : qparity::model::Quantization{};
+      const int y = b.tensor("y", dt, {}, q), z = b.tensor("z", dt, {}, q);
+      b.node(OpKind::kTranspose, {x, pa}, {y});
+      b.node(OpKind::kTranspose, {y, pc}, {z});
+      b.output(y);
+      b.output(z);
+      const Graph g = b.finish();
+      Tensor in = qparity::cli::make_tensor(dt, shape);
+      for (std::size_t i = 0; i < in.elements(); ++i)
+        in.set_integer(i, static_cast<std::int64_t>((i * 7919) % 251) - 100);
+      qparity::model::Runner r(g, {qparity::model::find_profile("ort-cpu").pick(g, g.nodes[0])});
+      r.run({in});
+      const Tensor nhwc = r.outputs()[0], back = r.outputs()[1];
+      ASSERT_EQ(nhwc.shape, (std::vector<std::size_t>{2, 5, 9, C}));
+      for (std::size_t n = 0; n < 2; ++n) {
+        for (std::size_t ch = 0; ch < C; ++ch) {
+          for (std::size_t h = 0; h < 5; ++h) {
+            for (std::size_t w = 0; w < 9; ++w) {
+              ASSERT_EQ(nhwc.integer_at(((n * 5 + h) * 9 + w) * C + ch), in.integer_at(((n * C + ch) * 5 + h) * 9 + w))
+                  << C << " channels";
+            }
           }
         }
       }
+      EXPECT_EQ(back.bytes, in.bytes) << qparity::cli::to_string(dt) << ", " << C << " channels";
     }
-    EXPECT_EQ(back.bytes, in.bytes) << qparity::cli::to_string(dt);
   }
 }
 

@@ -42,8 +42,10 @@
 //                     QLinearMul and PyTorch's quantized add / mul (dequantize, compute, requantize
 //                     with round-half-even), not a restatement of their kernels. Except MUL under
 //                     the onnxruntime preset: ONNX Runtime's MlasQLinearMul formula, and ADD: its
-//                     AVX2 MlasQLinearAdd kernel, both measured (mlas_mul, mlas_add below;
-//                     docs/semantics.md §22.2).
+//                     AVX2 MlasQLinearAdd kernel, both measured (mlas_mul below, mlas_qladd.h;
+//                     docs/semantics.md §22.2). The fast engine runs ADD's same-shape and
+//                     one-element-x2 forms on the library's vector kernels of that formula
+//                     (kernels/entries/qparity_internal/mlas_qladd.h), split over the threads.
 //
 // TFLite's XNNPACK delegate takes a node (xnnpack_takes; xnnpack_delegate.cc VisitAddNode /
 // VisitSubNode / VisitMulNode, CheckTensorQInt8OrQUInt8Type, CheckTensorsInputOutputScale,
@@ -68,9 +70,12 @@
 
 #include "model/op.h"
 #include "model/ops/conv_common.h"
+#include "model/ops/mlas_qladd.h"
 #include "qparity/elementwise.h"
+#include "qparity/isa.h"
 #include "qparity/policy_float.h"
 #include "qparity/reference/elementwise.h"
+#include "qparity_internal/mlas_qladd.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
 
@@ -333,6 +338,12 @@ class ElementwisePrepared : public PreparedNode {
                                    float_formula_ ? "float32 formula" : reference::to_string(c.arithmetic),
                                    cli::without_library_prefix(e.what())));
     }
+    if (mlas_add_) {
+      mlas_params_ = mlas_qladd_params(q1_.scale, q1_.zero_point, q2_.scale, q2_.zero_point, qo_.scale, qo_.zero_point);
+      // Same shapes and a one-element x2 run the library's vector kernel (any ISA: the same bits
+      // as mlas_qladd_element, tests/model/mlas_qladd_kernel_test.cc); other broadcasts the table.
+      if (engine_ == Engine::kFast) mlas_kernel_ = internal::mlas_qladd::kernel(active_isa(), type_ == DType::kInt8);
+    }
     if (float_formula_ && engine_ == Engine::kFast) {
       if (type_ == DType::kUint8) {
         build_lut<std::uint8_t>();
@@ -342,14 +353,19 @@ class ElementwisePrepared : public PreparedNode {
     }
   }
 
-  void run(std::vector<Tensor>& values) const override {
+  void run(std::vector<Tensor>& values) const override { run_on_threads(values, 1); }
+
+  // `threads` split the fast engine's MlasQLinearAdd kernel over elements (each element is a
+  // function of its two inputs alone, so any split gives the one-thread bits); the other forms run
+  // on the calling thread.
+  void run_on_threads(std::vector<Tensor>& values, unsigned threads) const override {
     const Tensor& a = values[static_cast<std::size_t>(in1_)];
     const Tensor& b = values[static_cast<std::size_t>(in2_)];
     Tensor& o = values[static_cast<std::size_t>(out_)];
     if (type_ == DType::kUint8) {
-      run_typed<std::uint8_t>(a, b, o);
+      run_typed<std::uint8_t>(a, b, o, threads);
     } else {
-      run_typed<std::int8_t>(a, b, o);
+      run_typed<std::int8_t>(a, b, o, threads);
     }
   }
 
@@ -388,12 +404,12 @@ class ElementwisePrepared : public PreparedNode {
 
  private:
   template <class T>
-  void run_typed(const Tensor& a, const Tensor& b, Tensor& o) const {
+  void run_typed(const Tensor& a, const Tensor& b, Tensor& o, unsigned threads) const {
     const T* x1 = reinterpret_cast<const T*>(a.bytes.data());
     const T* x2 = reinterpret_cast<const T*>(b.bytes.data());
     T* y = reinterpret_cast<T*>(o.bytes.data());
     if (float_formula_) {
-      run_float(x1, x2, y);
+      run_float(x1, x2, y, threads);
     } else if (engine_ == Engine::kFast) {
       qparity::elementwise(params_, shape1_, x1, shape2_, x2, y);
     } else {
@@ -406,8 +422,15 @@ class ElementwisePrepared : public PreparedNode {
   /// The float32 formula (see the top of the file) with reference::elementwise's broadcasting walk
   /// (the header has no float32 variant to hand the walk to).
   template <class T>
-  void run_float(const T* x1, const T* x2, T* y) const {
+  void run_float(const T* x1, const T* x2, T* y, unsigned threads) const {
     const std::size_t total = reference::shape_elements(reference::broadcast_shape(shape1_, shape2_));
+    if (mlas_kernel_ != nullptr && reference::shape_elements(shape1_) == total &&
+        (scalar2_ || reference::shape_elements(shape2_) == total)) {
+      run_mlas_add(x1, scalar2_ ? nullptr : x2,
+                   scalar2_ ? mlas_qladd_fold_b(mlas_params_, static_cast<std::int32_t>(x2[0])) : mlas_params_, total,
+                   y, threads);
+      return;
+    }
     if (reference::shape_elements(shape1_) == total && reference::shape_elements(shape2_) == total) {
       if (!lut_.empty()) {  // same shapes: no walk, the table's index from the two raw bytes
         const std::uint8_t* t = lut_.data();
@@ -425,12 +448,44 @@ class ElementwisePrepared : public PreparedNode {
     });
   }
 
+  /// The MlasQLinearAdd kernel over [0, total) in blocks of kMlasBlock elements (a multiple of
+  /// every kernel's vector), split over up to `threads` threads when the tensor is large enough.
+  static constexpr std::size_t kMlasBlock = 2048;
+  /// The tile pool's work units per element, for its threshold (min_parallel_macs: a second thread
+  /// from 2^19 units): 8 makes a split start at 65,536 elements, ResNet-18's 28 x 28 x 128 and
+  /// 56 x 56 x 64 residual adds but not its 14 x 14 x 256 and 7 x 7 x 512 ones.
+  static constexpr std::uint64_t kMlasWorkPerElement = 8;
+
+  void run_mlas_add(const void* x1, const void* x2, const internal::mlas_qladd::Params& p, std::size_t total, void* y,
+                    unsigned threads) const {
+    struct Ctx {
+      internal::mlas_qladd::RunFn kernel;
+      const std::uint8_t *x1, *x2;
+      internal::mlas_qladd::Params p;
+      std::size_t total;
+      std::uint8_t* y;
+    } ctx{mlas_kernel_, static_cast<const std::uint8_t*>(x1), static_cast<const std::uint8_t*>(x2), p, total,
+          static_cast<std::uint8_t*>(y)};
+    const std::size_t blocks = (total + kMlasBlock - 1) / kMlasBlock;
+    internal::mlas_qladd::run_ranges_threaded(
+        blocks, threads, total * kMlasWorkPerElement,
+        [](const void* c, std::size_t begin, std::size_t end) {
+          const Ctx& x = *static_cast<const Ctx*>(c);
+          const std::size_t i = begin * kMlasBlock, n = std::min(end * kMlasBlock, x.total) - i;
+          x.kernel(x.x1 + i, x.x2 == nullptr ? nullptr : x.x2 + i, n, x.p, x.y + i);
+        },
+        &ctx);
+  }
+
   /// One output element of the float32 formulas (MlasQLinearAdd, MlasQLinearMul or the generic
   /// one): a function of the two 8-bit inputs only.
   template <class T>
   T element(T a, T b) const {
     constexpr std::int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-    if (mlas_add_) return static_cast<T>(mlas_add(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), lo, hi));
+    if (mlas_add_) {
+      return static_cast<T>(
+          mlas_qladd_element(mlas_params_, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), scalar2_, lo, hi));
+    }
     if (mlas_mul_) {
       return static_cast<T>(mlas_mul(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), mlas_ratio(), lo, hi));
     }
@@ -480,30 +535,6 @@ class ElementwisePrepared : public PreparedNode {
     return q < lo ? lo : (q > hi ? hi : q);
   }
 
-  /// One element of MlasQLinearAddKernelAvx2Helper (onnxruntime/core/mlas/lib/intrinsics/avx2/
-  /// qladd_avx2.cpp), what x86 builds run on AVX2 CPUs: the ratios r1 = s1 / so and r2 = s2 / so
-  /// in float32, a fixed part zo - (r1 z1 + r2 z2), then y = fma(x1, r1, fma(x2, r2, fixed)) on the
-  /// raw inputs; a one-element x2 is folded into the fixed part first (x2 r2 rounded, then added).
-  /// The fixed part is scalar C++ that the compiler may contract into an FMA; this takes the first
-  /// product fused, and the measured data does not separate that from the unfused sum
-  /// (docs/semantics.md §22.2, UNVERIFIED detail).
-  /// cvtps2dq rounds half to even (outside int32: INT32_MIN); saturating packs clamp.
-  std::int64_t mlas_add(std::int32_t a, std::int32_t b, std::int64_t lo, std::int64_t hi) const {
-    const float r1 = q1_.scale / qo_.scale, r2 = q2_.scale / qo_.scale;
-    float fixed = static_cast<float>(qo_.zero_point) -
-                  std::fma(r1, static_cast<float>(q1_.zero_point), r2 * static_cast<float>(q2_.zero_point));
-    float v = 0.0f;
-    if (scalar2_) {
-      fixed = fixed + static_cast<float>(b) * r2;
-      v = std::fma(static_cast<float>(a), r1, fixed);
-    } else {
-      v = std::fma(static_cast<float>(a), r1, std::fma(static_cast<float>(b), r2, fixed));
-    }
-    std::int64_t q = std::numeric_limits<std::int32_t>::min();
-    if (v >= -2147483648.0f && v < 2147483648.0f) q = static_cast<std::int64_t>(std::nearbyint(v));
-    return q < lo ? lo : (q > hi ? hi : q);
-  }
-
   System system_;
   Engine engine_;
   ElementwiseOp op_;
@@ -514,6 +545,8 @@ class ElementwisePrepared : public PreparedNode {
   bool mlas_mul_ = false;
   bool mlas_add_ = false;
   bool scalar2_ = false;  ///< input 2 has one element (ORT's IsScalarB kernel)
+  internal::mlas_qladd::Params mlas_params_{};  ///< MlasQLinearAdd's constants (mlas_qladd.h)
+  internal::mlas_qladd::RunFn mlas_kernel_ = nullptr;  ///< its vector kernel (fast engine only)
   std::vector<std::uint8_t> lut_;  ///< the float formulas' outputs by input pair (fast engine only)
   ElementwiseParams params_{};
   reference::TensorQuantization q1_{}, q2_{}, qo_{};

@@ -65,6 +65,17 @@ class TransposePrepared : public PreparedNode {
       for (std::size_t n = 0; n < shape_[0]; ++n) {
         const std::uint8_t* src = x.bytes.data() + n * rows * cols;
         std::uint8_t* dst = y.bytes.data() + n * rows * cols;
+        if (rows == 3) {
+          // An RGB image (every image model's input): each output pixel's three bytes in one pass
+          // over the three planes; the blocked loop below writes them in three strided passes.
+          const std::uint8_t *p0 = src, *p1 = src + cols, *p2 = src + 2 * cols;
+          for (std::size_t c = 0; c < cols; ++c) {
+            dst[3 * c] = p0[c];
+            dst[3 * c + 1] = p1[c];
+            dst[3 * c + 2] = p2[c];
+          }
+          continue;
+        }
         for (std::size_t r0 = 0; r0 < rows; r0 += kBlock) {
           const std::size_t r1 = std::min(rows, r0 + kBlock);
           for (std::size_t c0 = 0; c0 < cols; c0 += kBlock) {
