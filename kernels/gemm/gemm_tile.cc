@@ -286,6 +286,12 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
     if (one_panel_fused_fn == nullptr) one_panel_fused_fn = ep.fused_one_panel.get<Out>();
   }
 
+  // A row block with at most kRowTailMaxRows valid rows runs the row-tail kernel once per row
+  // (PackedGemmData::row_tail), then, on the last K block, the block's separate epilogue. A read
+  // in place only (a packed block's layout is the 8-row kernel's).
+  const UkernelFn row_tail_fn =
+      (&kernel == &d.kernel && direct_a && d.row_tail.fn != nullptr) ? d.row_tail.fn : nullptr;
+
   // One argument block for every kernel call of the tile, each call setting the fields it
   // uses: value-initialising it per call was a `rep stos` of 112 bytes, ~15 % of a short-K
   // 1x1 convolution (112x112x16 -> 96).
@@ -311,6 +317,31 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
       const FusedFn<Out> block_fused_fn = one_panel ? one_panel_fused_fn : fused_fn;
       for (std::size_t ii = 0; ii < rows_pad; ii += MR) {
         args.kgroups = kg;
+        const std::size_t valid_rows = std::min(MR, rows - ii);
+        if (row_tail_fn != nullptr && valid_rows <= kRowTailMaxRows) {
+          std::int32_t* const c = (fused && single_block) ? acc : acc + ii * ld + jj;
+          const std::size_t c_ld = (fused && single_block) ? NR : ld;
+          for (std::size_t r = 0; r < valid_rows; ++r) {
+            args.a = reinterpret_cast<const std::uint8_t*>(a + (ii + r) * lda) + g0 * 4;
+            args.a_stride = lda;
+            args.a_rows = 1;
+            args.a_flip = c_off != 0;
+            args.b = b;
+            args.b_panel_stride = d.panel_stride;
+            args.c = c + r * c_ld;
+            args.ldc = c_ld;
+            args.col_init = (col_init && g0 == 0) ? col_init + jj : nullptr;
+            args.row_init = (row_init && g0 == 0) ? row_init + ii + r : nullptr;
+            args.accumulate = accumulate;
+            row_tail_fn(args);
+          }
+          if (fused && last) {
+            ea.acc = c;
+            ea.rows = valid_rows;
+            epilogue_fn(ea, dst + ii * ldc + jj, ldc);
+          }
+          continue;
+        }
         if (direct_segments) {
           args.a_segments =
               s.segments.entries.data() + (ii / MR) * src.taps * MR + (g0 / seg_groups) * MR;

@@ -127,6 +127,11 @@ struct UkernelSet {
   /// 1-16 columns when N is not a multiple of exact's nr), whose other panels would be padding:
   /// MobileNet v2's 32 -> 16 projection computed half its products on zero columns.
   Ukernel exact_one_panel;
+  /// Optional: `exact` over one row (1 x exact's nr), same packing format, arithmetic and A modes
+  /// (direct_a), run once per valid row of a row block with at most kRowTailMaxRows valid rows
+  /// (gemm_tile.cc), whose other rows would be padding: M = 49 (7x7 layers) is 6 blocks of 8 rows
+  /// and one row, which the 8-row kernel computed at the cost of a full block.
+  Ukernel exact_row_tail;
   Ukernel pair_saturate; ///< the kDot4 pair-saturating kernel (absent on VNNI-only-fast ISAs: use
                          ///< the AVX-512BW/AVX2 one, the driver falls back by ISA)
 };

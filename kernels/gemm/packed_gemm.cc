@@ -169,6 +169,12 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
         own.exact_one_panel.direct_a == d->kernel.direct_a) {
       d->one_panel = own.exact_one_panel;
     }
+    // The row-tail kernel likewise: same A (format, modes) and columns as the exact kernel.
+    if (own.exact_row_tail.fn != nullptr && own.exact.fn == d->kernel.fn &&
+        own.exact_row_tail.nr == d->kernel.nr && own.exact_row_tail.format == d->kernel.format &&
+        own.exact_row_tail.direct_a == d->kernel.direct_a) {
+      d->row_tail = own.exact_row_tail;
+    }
   }
   const std::size_t nr_all = d->narrow.fn ? std::max(d->kernel.nr, d->narrow.nr) : d->kernel.nr;
   d->group = d->kernel.format == PackFormat::kPairs16 ? 2 : 4;

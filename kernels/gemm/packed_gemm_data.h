@@ -56,6 +56,9 @@ struct PackedGemmData {
   /// Optional: `kernel` over one panel (UkernelSet::exact_one_panel; fn == nullptr: none), for the
   /// column blocks of `kernel`'s tiles with at most kPanelCols valid columns.
   Ukernel one_panel{};
+  /// Optional: `kernel` over one row (UkernelSet::exact_row_tail; fn == nullptr: none), for the
+  /// row blocks of `kernel`'s tiles with at most kRowTailMaxRows valid rows.
+  Ukernel row_tail{};
   std::size_t group = 4;       ///< K elements per packed group (4: kDot4/kRows64, 2: kPairs16)
   std::size_t kgroups = 0;     ///< ceil(k / group)
   std::size_t panels = 0;      ///< ceil(n / 16) rounded up to a multiple of kernel.nr / 16
@@ -89,6 +92,14 @@ inline constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a 
 /// Calls with at most this many rows use the few-row kernel, one row at a time (measured on
 /// 1..4 x 1000 x 1024: 1.3-2.3x the 8x32 kernel, whose other rows would be padding).
 inline constexpr std::size_t kNarrowMaxRows = 4;
+
+/// A row block of the main kernel with at most this many valid rows runs the row-tail kernel once
+/// per row (PackedGemmData::row_tail), where it has one. By instruction count its 1x32 call costs
+/// ~1/8 of an 8x32 call (2 VPDPBUSD per K group on 4 chains, ~2 cycles, against 16 at ~16), so 3
+/// rows ~3/8 of a block plus a separate epilogue pass; from 4 rows on the saving would be eaten
+/// by the per-call and epilogue costs. Measured only for 1 row (M = 49, Zen 4): the 7x7 layers
+/// of MobileNet v1/v2 gained 8-13 % (qparity / oneDNN, gemm_bench).
+inline constexpr std::size_t kRowTailMaxRows = 3;
 
 /// The kernel and tile shape a call with m rows runs with.
 struct Blocking {

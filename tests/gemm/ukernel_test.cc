@@ -11,8 +11,8 @@
 //    kernel_sets() (a placeholder file returns none; the list says which files are done), and a
 //    set named by QPARITY_EXPECT_ISAS must be supported. Skipping silently is never a pass.
 //  * UkernelSets.Metadata: shapes and formats of the present kernels fit the contract, including
-//    the few-row exact_narrow and the one-panel exact_one_panel kernels' relation to their set's
-//    exact kernel.
+//    the few-row exact_narrow, the one-panel exact_one_panel and the one-row exact_row_tail
+//    kernels' relation to their set's exact kernel.
 //  * UkernelExactness.Grid/<kernel>: kgroups from 1 to the contract's largest block (K = 65536)
 //    x operand patterns (random; random extremes; all-max/all-min products, whose sums at
 //    K = 65536 approach -2^31) x initialisations (none, col_init, row_init, both near
@@ -114,6 +114,7 @@ const std::vector<KernelUnderTest>& kernels_under_test() {
       const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact},
                                                        {"exact_narrow", s.exact_narrow},
                                                        {"exact_one_panel", s.exact_one_panel},
+                                                       {"exact_row_tail", s.exact_row_tail},
                                                        {"pair_saturate", s.pair_saturate}};
       for (const auto& slot : slots) {
         const Ukernel& k = slot.second;
@@ -450,6 +451,7 @@ TEST(UkernelSets, Metadata) {
     const std::pair<const char*, Ukernel> slots[] = {{"exact", s.exact},
                                                      {"exact_narrow", s.exact_narrow},
                                                      {"exact_one_panel", s.exact_one_panel},
+                                                     {"exact_row_tail", s.exact_row_tail},
                                                      {"pair_saturate", s.pair_saturate}};
     for (const auto& slot : slots) {
       const Ukernel& k = slot.second;
@@ -479,6 +481,15 @@ TEST(UkernelSets, Metadata) {
         EXPECT_EQ(k.nr, kPanelCols) << "exact_one_panel covers one panel";
         EXPECT_LT(k.nr, s.exact.nr) << "exact_one_panel must be narrower than the exact kernel";
         EXPECT_EQ(k.mr, s.exact.mr);
+        EXPECT_EQ(k.format, s.exact.format);
+        EXPECT_EQ(k.direct_a, s.exact.direct_a);
+      } else if (std::string(slot.first) == "exact_row_tail") {
+        // gemm_tile.cc runs it once per valid row of a row block with few valid rows, in place of
+        // the exact kernel: the same columns, format and A modes, fewer rows.
+        EXPECT_EQ(k.arithmetic, Arithmetic::kExact);
+        ASSERT_NE(s.exact.fn, nullptr) << "exact_row_tail without an exact kernel";
+        EXPECT_EQ(k.mr, 1u) << "exact_row_tail covers one row";
+        EXPECT_EQ(k.nr, s.exact.nr);
         EXPECT_EQ(k.format, s.exact.format);
         EXPECT_EQ(k.direct_a, s.exact.direct_a);
       } else if (std::string(slot.first) == "exact") {
