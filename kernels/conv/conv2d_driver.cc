@@ -9,6 +9,7 @@
 #include "kernels/conv/packed_conv2d_data.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/gemm/gemm_driver.h"
+#include "kernels/gemm/gemm_thread_split.h"
 #include "qparity/conv2d.h"
 #include "qparity/error.h"
 #include "qparity/type_pairs.h"
@@ -39,14 +40,15 @@ AOperand<AType> group_operand(const PackedConv2DData& d, const AType* input, std
 /// Runs conv tiles [begin, end) of a validated call.
 template <class AType, class OutType>
 void run_conv_tiles(const PackedConv2DData& d, const ConvCall<AType, OutType>& call,
-                    std::size_t begin, std::size_t end) {
-  const std::size_t per = d.tiles_per_group;
+                    std::size_t begin, std::size_t end, RowBlocks rb = {}) {
+  const std::size_t per = rb.blocks ? gemm_tile_count(packed_data(d.gemms.front()), d.m, rb)
+                                    : d.tiles_per_group;
   while (begin < end) {
     const std::size_t gg = begin / per;
     const std::size_t local_end = std::min(end - gg * per, per);
     const AOperand<AType> a = group_operand(d, call.input, call.input_zero_point, gg);
     gemm_run_tiles(internal::packed_data(d.gemms[gg]), a, d.m, call.input_zero_point, call.output,
-                   call.out + gg * d.ocg, d.geometry.out_channels, begin - gg * per, local_end);
+                   call.out + gg * d.ocg, d.geometry.out_channels, begin - gg * per, local_end, rb);
     begin = gg * per + local_end;
   }
 }
@@ -79,12 +81,19 @@ void conv2d(const PackedConv2D& conv, const ConvCall<AType, OutType>& call) {
 template <class AType, class OutType>
 void conv2d_threaded(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, unsigned threads) {
   validate_conv_call(call);
-  const auto run_range = [&](std::size_t begin, std::size_t end) {
-    internal::run_conv_tiles(internal::packed_data(conv), call, begin, end);
-  };
   const internal::PackedConv2DData& d = internal::packed_data(conv);
-  const std::uint64_t macs = std::uint64_t{d.m} * d.geometry.out_channels * d.taps * d.icg;
-  internal::run_tiles_threaded(conv2d_tile_count(conv), threads, macs, run_range);
+  const std::uint64_t k = std::uint64_t{d.taps} * d.icg;
+  const std::uint64_t macs = std::uint64_t{d.m} * d.geometry.out_channels * k;
+  const std::size_t t = internal::threads_for_work(threads, macs);
+  // Two or more threads: row blocks cut for them (gemm_thread_split.h), one tile per range.
+  const internal::RowBlocks rb = internal::thread_row_blocks(
+      internal::packed_data(d.gemms.front()), d.m, k, d.geometry.groups, t);
+  const auto run_range = [&](std::size_t begin, std::size_t end) {
+    internal::run_conv_tiles(d, call, begin, end, rb);
+  };
+  const std::size_t count =
+      internal::gemm_tile_count(internal::packed_data(d.gemms.front()), d.m, rb) * d.geometry.groups;
+  internal::run_ranges_threaded(count, count, t, run_range);
 }
 
 template <class AType, class OutType>

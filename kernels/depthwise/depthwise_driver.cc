@@ -311,6 +311,40 @@ void finish_rows(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out>&
   }
 }
 
+/// The output rows per band of a threaded run on t >= 2 threads. The packed bands (d.band rows,
+/// as many as the pair-row budget allows) can leave shares unequal: 112x112 has 7 bands of 16 rows,
+/// 4 for one thread and 3 for the other (at best 1.75x one thread). Tries every height from d.band
+/// down to half of it (each band also converts the kernel_h - 1 input rows its window reaches past
+/// its own, so thinner bands cost more) and keeps the one whose tiles, claimed in order by
+/// whichever thread is free, finish first plus half a tile (the expected idle end when the threads
+/// do not run exactly alike), a tile costing its output rows plus those halo rows. Any band height
+/// gives the same bits: every output row is computed the same way whatever band holds it.
+std::size_t thread_band_rows(const PackedDepthwiseConv2DData& d, std::size_t t) {
+  const std::size_t out_h = d.window.out_h, halo = (d.geometry.window.kernel_h - 1) * d.geometry.window.dilation_h;
+  const std::size_t tiles_per_band = d.groups, images = d.geometry.batch;
+  std::size_t best = d.band;
+  std::uint64_t best_cost = ~std::uint64_t{0};
+  std::vector<std::uint64_t> free_at;
+  for (std::size_t h = d.band; h >= 1 && 2 * h >= d.band; --h) {
+    free_at.assign(t, 0);
+    const std::size_t bands = (out_h + h - 1) / h;
+    for (std::size_t b = 0; b < images; ++b) {
+      for (std::size_t band = 0; band < bands; ++band) {
+        const std::uint64_t rows = std::min(out_h, (band + 1) * h) - band * h;
+        for (std::size_t g = 0; g < tiles_per_band; ++g) {
+          *std::min_element(free_at.begin(), free_at.end()) += rows + halo;
+        }
+      }
+    }
+    const std::uint64_t cost = 2 * *std::max_element(free_at.begin(), free_at.end()) + h + halo;
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = h;
+    }
+  }
+  return best;
+}
+
 /// A tile on the quad path: quad rows converted once per band; when the model is the int32 sum
 /// itself (int32, wrap32, pairsat16 without a channel that can saturate), the fused kernels
 /// requantize in registers and write the output; otherwise the raw sums go through finish_rows.
@@ -388,15 +422,17 @@ void run_quad_tile(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out
 }
 
 template <class AType, class Out>
-void run_tile(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out>& call, std::size_t tile) {
+void run_tile(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out>& call, std::size_t tile,
+              std::size_t band_rows) {
   Scratch& s = scratch();
   const DepthwiseConv2DGeometry& g = d.geometry;
   const Window2D& win = g.window;
-  const std::size_t grp = tile % d.groups, band = (tile / d.groups) % d.bands;
-  const std::size_t b = tile / d.groups / d.bands;
+  const std::size_t bands = (d.window.out_h + band_rows - 1) / band_rows;
+  const std::size_t grp = tile % d.groups, band = (tile / d.groups) % bands;
+  const std::size_t b = tile / d.groups / bands;
   const std::size_t c0 = grp * d.group, cg = std::min(d.group, d.out_channels - c0);
   const std::size_t cgp = round_up(cg, d.lanes);
-  const std::size_t y0 = band * d.band, y1 = std::min(d.window.out_h, y0 + d.band);
+  const std::size_t y0 = band * band_rows, y1 = std::min(d.window.out_h, y0 + band_rows);
   const std::int32_t za = call.input_zero_point;
   find_fallback_channels<AType>(d, za, c0, cg, s);
 
@@ -477,7 +513,8 @@ void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AT
                           ") is out of range; allowed: begin <= end <= " + std::to_string(count) +
                           " (depthwise_conv2d_tile_count)");
   }
-  for (std::size_t t = begin; t < end; ++t) internal::run_tile(internal::packed_data(conv), call, t);
+  const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
+  for (std::size_t t = begin; t < end; ++t) internal::run_tile(d, call, t, d.band);
 }
 
 template <class AType, class OutType>
@@ -489,12 +526,16 @@ template <class AType, class OutType>
 void depthwise_conv2d_threaded(const PackedDepthwiseConv2D& conv, const ConvCall<AType, OutType>& call,
                                unsigned threads) {
   validate_conv_call(call);
-  const auto run_range = [&](std::size_t begin, std::size_t end) {
-    depthwise_conv2d_tiles(conv, call, begin, end);
-  };
   const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
   const std::uint64_t macs = std::uint64_t{d.geometry.batch} * d.window.out_h * d.window.out_w * d.out_channels * d.taps;
-  internal::run_tiles_threaded(depthwise_conv2d_tile_count(conv), threads, macs, run_range);
+  const std::size_t t = internal::threads_for_work(threads, macs);
+  // Two or more threads: band heights chosen for them (thread_band_rows), one tile per range.
+  const std::size_t band_rows = t >= 2 ? internal::thread_band_rows(d, t) : d.band;
+  const auto run_range = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) internal::run_tile(d, call, i, band_rows);
+  };
+  const std::size_t count = d.geometry.batch * ((d.window.out_h + band_rows - 1) / band_rows) * d.groups;
+  internal::run_ranges_threaded(count, count, t, run_range);
 }
 
 template <class AType, class OutType>

@@ -6,6 +6,7 @@
 #include "kernels/support/packed_access.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/gemm/gemm_driver.h"
+#include "kernels/gemm/gemm_thread_split.h"
 #include "kernels/gemm/packed_gemm_data.h"
 #include "qparity/error.h"
 #include "qparity/gemm.h"
@@ -60,13 +61,21 @@ void gemm(const PackedGemm& w, const GemmCall<AType, OutType>& call) {
 
 template <class AType, class OutType>
 void gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads) {
-  internal::validate_call(internal::packed_data(w), call);
-  const auto run_range = [&](std::size_t begin, std::size_t end) {
-    gemm_tiles(w, call, begin, end);
-  };
   const internal::PackedGemmData& d = internal::packed_data(w);
+  internal::validate_call(d, call);
   const std::uint64_t macs = std::uint64_t{call.m} * d.n * d.k;
-  internal::run_tiles_threaded(gemm_tile_count(w, call.m), threads, macs, run_range);
+  const std::size_t t = internal::threads_for_work(threads, macs);
+  // Two or more threads: row blocks cut for them (gemm_thread_split.h), one tile per range.
+  const internal::RowBlocks rb = internal::thread_row_blocks(d, call.m, d.k, 1, t);
+  internal::AOperand<AType> a;
+  a.a = call.a;
+  a.lda = call.a_row_stride ? call.a_row_stride : d.k;
+  const std::size_t ldc = call.c_row_stride ? call.c_row_stride : d.n;
+  const auto run_range = [&](std::size_t begin, std::size_t end) {
+    internal::gemm_run_tiles(d, a, call.m, call.a_zero_point, call.output, call.c, ldc, begin, end, rb);
+  };
+  const std::size_t count = internal::gemm_tile_count(d, call.m, rb);
+  internal::run_ranges_threaded(count, count, t, run_range);
 }
 
 template <class AType, class OutType>

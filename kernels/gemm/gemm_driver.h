@@ -10,6 +10,7 @@
 // on the im2col matrix.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -51,20 +52,47 @@ struct AOperand {
   bool indirect() const { return window != nullptr; }
 };
 
-/// Number of independent tiles of a run with m rows (gemm_tile_count).
-std::size_t gemm_tile_count(const PackedGemmData& d, std::size_t m);
+/// How a run's rows are cut into row blocks (a tile is a row block x a column block).
+/// blocks == 0: the PackedGemm's mc rows each, the last one shorter: the tile API's tiles
+/// (gemm_tile_count). blocks > 0 (the threaded entry points, gemm_thread_split.h): that many
+/// blocks of nearly equal whole MR-row groups (block b: groups [R * b / blocks,
+/// R * (b + 1) / blocks) of the R = ceil(m / MR)), so that tiles of equal cost split evenly over
+/// threads. Valid for the main kernel only (m > kNarrowMaxRows), with
+/// ceil(m / mc) <= blocks <= R, so that no block is taller than mc. Any cut gives the same bits:
+/// each output is computed in the same order whatever tile it falls in.
+struct RowBlocks {
+  std::size_t blocks = 0;
+};
 
-/// Runs tiles [begin, end) of C = requant(A x B): C row i, column j at c[i * ldc + j]. Assumes a
-/// validated call (public entry points validate; this does not).
+struct RowSpan {
+  std::size_t begin, end;
+};
+
+inline std::size_t row_block_count(const Blocking& bk, std::size_t m, RowBlocks rb) {
+  return rb.blocks != 0 ? rb.blocks : ceil_div(m, bk.mc);
+}
+
+/// Rows [begin, end) of row block `b`.
+inline RowSpan row_block_span(const Blocking& bk, std::size_t m, RowBlocks rb, std::size_t b) {
+  if (rb.blocks == 0) return {b * bk.mc, std::min(m, (b + 1) * bk.mc)};
+  const std::size_t mr = bk.kernel->mr, groups = ceil_div(m, mr);
+  return {std::min(m, mr * (groups * b / rb.blocks)), std::min(m, mr * (groups * (b + 1) / rb.blocks))};
+}
+
+/// Number of independent tiles of a run with m rows (gemm_tile_count with the default blocks).
+std::size_t gemm_tile_count(const PackedGemmData& d, std::size_t m, RowBlocks row_blocks = {});
+
+/// Runs tiles [begin, end) of C = requant(A x B): C row i, column j at c[i * ldc + j], the tiles
+/// of `row_blocks`. Assumes a validated call (public entry points validate; this does not).
 template <class AType, class Out>
 void gemm_run_tiles(const PackedGemmData& d, const AOperand<AType>& a, std::size_t m,
                     std::int32_t a_zero_point, const OutputParams& output, Out* c, std::size_t ldc,
-                    std::size_t begin, std::size_t end);
+                    std::size_t begin, std::size_t end, RowBlocks row_blocks = {});
 
 #define QPARITY_GEMM_RUN_TILES_EXTERN(A, O)                                                      \
   extern template void gemm_run_tiles<A, O>(const PackedGemmData&, const AOperand<A>&, std::size_t, \
                                             std::int32_t, const OutputParams&, O*, std::size_t,  \
-                                            std::size_t, std::size_t);
+                                            std::size_t, std::size_t, RowBlocks);
 QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_RUN_TILES_EXTERN)
 #undef QPARITY_GEMM_RUN_TILES_EXTERN
 

@@ -81,15 +81,16 @@ struct TilePlan {
 
 template <class AType>
 TilePlan plan_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m,
-                   std::size_t tile) {
+                   std::size_t tile, RowBlocks row_blocks) {
   TilePlan p;
   const Blocking bk = blocking_for(d, m);
   const Ukernel& kernel = *bk.kernel;
   p.kernel = &kernel;
   const std::size_t tiles_n = ceil_div(d.n, bk.nc);
-  p.i0 = (tile / tiles_n) * bk.mc;
+  const RowSpan span = row_block_span(bk, m, row_blocks, tile / tiles_n);
+  p.i0 = span.begin;
   p.j0 = (tile % tiles_n) * bk.nc;
-  p.rows = std::min(bk.mc, m - p.i0);
+  p.rows = span.end - span.begin;
   p.cols = std::min(bk.nc, d.n - p.j0);
   p.MR = kernel.mr;
   p.NR = kernel.nr;
@@ -540,10 +541,10 @@ void requantize_tile(const TilePlan& p, const PackedGemmData& d, const StridedRo
 template <class AType, class Out>
 void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m, std::int32_t za,
               const OutputParams& output, Out* c_base, std::size_t ldc, std::size_t tile,
-              bool rows_ready) {
+              bool rows_ready, RowBlocks row_blocks) {
   static_assert(sizeof(AType) == 1, "gather_rows and pack_a copy bytes");
   Scratch& s = scratch();
-  const TilePlan p = plan_tile(d, src, m, tile);
+  const TilePlan p = plan_tile(d, src, m, tile, row_blocks);
   const StridedRows<AType> strided = strided_rows(p, d, src, rows_ready, s);
   if (!rows_ready) prepare_row_block(p, d, src, strided, za, s);
   const std::int64_t c_off = activation_offset<AType>(d);
@@ -555,28 +556,28 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
 
 }  // namespace
 
-std::size_t gemm_tile_count(const PackedGemmData& d, std::size_t m) {
+std::size_t gemm_tile_count(const PackedGemmData& d, std::size_t m, RowBlocks row_blocks) {
   const Blocking bk = blocking_for(d, m);
-  return ceil_div(m, bk.mc) * ceil_div(d.n, bk.nc);
+  return row_block_count(bk, m, row_blocks) * ceil_div(d.n, bk.nc);
 }
 
 template <class AType, class Out>
 void gemm_run_tiles(const PackedGemmData& d, const AOperand<AType>& a, std::size_t m,
                     std::int32_t a_zero_point, const OutputParams& output, Out* c, std::size_t ldc,
-                    std::size_t begin, std::size_t end) {
+                    std::size_t begin, std::size_t end, RowBlocks row_blocks) {
   // Tiles are numbered row block by row block: consecutive tiles of one row block reuse its
   // packed A (valid only within this call: the caller may change A between calls).
   const std::size_t tiles_n = ceil_div(d.n, blocking_for(d, m).nc);
   for (std::size_t t = begin; t < end; ++t) {
     const bool rows_ready = t > begin && t / tiles_n == (t - 1) / tiles_n;
-    run_tile(d, a, m, a_zero_point, output, c, ldc, t, rows_ready);
+    run_tile(d, a, m, a_zero_point, output, c, ldc, t, rows_ready, row_blocks);
   }
 }
 
 #define QPARITY_GEMM_RUN_TILES_INSTANTIATE(A, O)                                                 \
   template void gemm_run_tiles<A, O>(const PackedGemmData&, const AOperand<A>&, std::size_t,    \
                                      std::int32_t, const OutputParams&, O*, std::size_t,        \
-                                     std::size_t, std::size_t);
+                                     std::size_t, std::size_t, RowBlocks);
 QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_RUN_TILES_INSTANTIATE)
 #undef QPARITY_GEMM_RUN_TILES_INSTANTIATE
 

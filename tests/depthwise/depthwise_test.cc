@@ -341,7 +341,7 @@ TEST(Depthwise, TilesAndThreadsGiveTheSameBits) {
         EXPECT_EQ(describe_mismatch(want, out), "") << to_string(isa) << " trial " << trial;
       }
       const qparity_test::ForceTilePool force;  // a small layer: workers must still run tiles
-      for (const unsigned threads : {0u, 2u, 3u}) {
+      for (const unsigned threads : {0u, 2u, 3u, 7u}) {
         // threads 0 is hardware_concurrency(), which may be 1.
         const bool parallel = (threads == 0 ? std::thread::hardware_concurrency() : threads) > 1;
         const bool worker_ran = qparity_test::a_worker_ran_during([&] {
