@@ -96,6 +96,7 @@ struct IntEpilogue {
     r.h = kHigh ? Ops::load(b + 72) : Ops::zero();
     r.k = Ops::zero();  // the SSE4.1 / AVX2 flipped-bias correction; unused with vpsravq
     r.off = Ops::set1_64(kDrOffset);
+    r.ones = Ops::set1_64(-1);
     r.odd = Ops::odd_mask();
     if (kForm == IntForm::kSignedOffset) fold_dr_offset(r);
     return r;
