@@ -87,6 +87,7 @@ inline IntPlan plan_int(RoundingCore core, const RequantParams& p) {
 /// GEMM epilogue).
 struct IntRegs {
   I m_e, m_o, c_e, c_o, n_e, n_o, s_e, s_o, l, k, h, off;
+  I ones;  ///< all bits set (SR-EVEN's decrement on AVX-512), held like `off`
   Ops::OddMask odd;  ///< combine_high's and combine_bits31's lane selector, held like `off`
 };
 
@@ -102,6 +103,7 @@ QPARITY_SIMD_INLINE IntRegs broadcast(const IntPlan& q, bool high) {
   r.k = Ops::set1(Ops::kHasSra64 ? 0 : flip_correction(q.s));
   r.h = Ops::set_sra32_count(static_cast<std::int32_t>(q.s - 32));
   r.off = Ops::set1_64(kDrOffset);
+  r.ones = Ops::set1_64(-1);
   r.odd = Ops::odd_mask();
   return r;
 }
@@ -136,11 +138,12 @@ QPARITY_SIMD_INLINE I int_core(I x, const IntRegs& r) {
     po = Ops::add_if_negative64(po, r.n_o);
   }
   if (kForm == IntForm::kEven) {  // bit s of p decides the tie: bias 2^(s-1) - 1 + bit_s(p)
-    pe = Ops::dec_if_clear64(pe, r.n_e);
-    po = Ops::dec_if_clear64(po, r.n_o);
+    pe = Ops::add_dec_if_clear64(pe, r.c_e, r.n_e, r.ones);
+    po = Ops::add_dec_if_clear64(po, r.c_o, r.n_o, r.ones);
+  } else {
+    pe = Ops::add64(pe, r.c_e);
+    po = Ops::add64(po, r.c_o);
   }
-  pe = Ops::add64(pe, r.c_e);
-  po = Ops::add64(po, r.c_o);
   if constexpr (kHigh) {
     return Ops::template sra32<kUniform>(Ops::combine_high(pe, po, r.odd), r.h);
   } else if constexpr (Ops::kHasSra64) {
@@ -312,6 +315,7 @@ struct IntSoA {
     r.k = Ops::load(k + i);
     r.h = Ops::load(h + i);
     r.off = Ops::set1_64(kDrOffset);
+    r.ones = Ops::set1_64(-1);
     r.odd = Ops::odd_mask();
     return r;
   }
@@ -332,6 +336,21 @@ QPARITY_SIMD_INLINE I float_core(I x, const FloatRegs& r) {
     v = v + r.zp;
   }
   return round_half_even_saturating(v);
+}
+
+/// F32-ZPF followed by its output clamp [lo, hi] (integers, |lo|, |hi| <= 2^24, so exact floats),
+/// the clamp done in float before the rounding: RNE is monotone and fixes integers, so
+///   clamp(RNE_sat(v), lo, hi) = RNE(clamp(v, lo, hi))
+/// (v >= 2^31 saturates to INT32_MAX >= hi, v < -2^31 to INT32_MIN <= lo, both sides agree), and
+/// the clamped value needs no saturation fix-up. For the fused GEMM epilogue's 8- and 16-bit
+/// outputs (F32-ZPF's output stage is clamp(y, qmin, qmax) + 0): vmaxps, vminps and one rounding
+/// conversion instead of compare, conversion, masked constant, vpmaxsd, vpminsd (AVX-512).
+QPARITY_SIMD_INLINE I float_core_clamped(I x, const FloatRegs& r, const FloatBatch& lo, const FloatBatch& hi) {
+  FloatBatch v = int_to_float(x) * r.scale;
+  v = v + r.bias;
+  v = v * r.post;
+  v = v + r.zp;
+  return round_half_even_in_range(xsimd::min(xsimd::max(v, lo), hi));
 }
 
 struct FloatSoA {

@@ -141,6 +141,9 @@ struct Ops {
   QPARITY_SIMD_INLINE static I dec_if_clear64(I v, I bit) {
     return _mm_add_epi64(v, _mm_cmpeq_epi64(_mm_and_si128(v, bit), _mm_setzero_si128()));
   }
+  /// v + c - 1 in every 64-bit lane where (v & bit) == 0, else v + c (`ones`: all bits set, unused
+  /// here).
+  QPARITY_SIMD_INLINE static I add_dec_if_clear64(I v, I c, I bit, I) { return add64(dec_if_clear64(v, bit), c); }
   /// Logical 64-bit right shift; `count` holds the count in each 64-bit lane. kUniform: every lane
   /// has the same count (per-tensor), so one shift suffices.
   template <bool kUniform>
@@ -247,6 +250,9 @@ struct Ops {
   QPARITY_SIMD_INLINE static I dec_if_clear64(I v, I bit) {
     return _mm256_add_epi64(v, _mm256_cmpeq_epi64(_mm256_and_si256(v, bit), _mm256_setzero_si256()));
   }
+  /// v + c - 1 in every 64-bit lane where (v & bit) == 0, else v + c (`ones`: all bits set, unused
+  /// here).
+  QPARITY_SIMD_INLINE static I add_dec_if_clear64(I v, I c, I bit, I) { return add64(dec_if_clear64(v, bit), c); }
   template <bool kUniform>
   QPARITY_SIMD_INLINE static I shr64(I v, I count) { return _mm256_srlv_epi64(v, count); }
   QPARITY_SIMD_INLINE static I combine(I even, I odd) { return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA); }
@@ -339,6 +345,15 @@ struct Ops {
   }
   QPARITY_SIMD_INLINE static I dec_if_clear64(I v, I bit) {
     return _mm512_mask_add_epi64(v, _mm512_testn_epi64_mask(v, bit), v, _mm512_set1_epi64(-1));
+  }
+  /// v + c - [(v & bit) == 0] per 64-bit lane: the test on v, then the masked decrement merged
+  /// into the fresh sum v + c (merging into v, still live for the add, cost GCC 12 a register move
+  /// per half), with the all-ones register `ones` the caller holds (IntRegs::ones; as a literal
+  /// GCC 12 rebuilt it with a vpternlogd for every vector).
+  QPARITY_SIMD_INLINE static I add_dec_if_clear64(I v, I c, I bit, I ones) {
+    const __mmask8 clear = _mm512_testn_epi64_mask(v, bit);
+    const I t = _mm512_add_epi64(v, c);
+    return _mm512_mask_add_epi64(t, clear, t, ones);
   }
   /// Arithmetic 64-bit right shift by per-lane counts.
   template <bool kUniform>

@@ -96,6 +96,7 @@ struct IntEpilogue {
     r.h = kHigh ? Ops::load(b + 72) : Ops::zero();
     r.k = Ops::zero();  // the SSE4.1 / AVX2 flipped-bias correction; unused with vpsravq
     r.off = Ops::set1_64(kDrOffset);
+    r.ones = Ops::set1_64(-1);
     r.odd = Ops::odd_mask();
     if (kForm == IntForm::kSignedOffset) fold_dr_offset(r);
     return r;
@@ -105,12 +106,15 @@ struct IntEpilogue {
   static constexpr bool kBounded = kHigh;
   QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const { return finish(core(x, r), o); }
   QPARITY_SIMD_INLINE I core(I x, const Regs& r) const {
-    // The signed forms: requantize_x86.h's masked_signed_core (c_e, c_o hold DR-AZ's folded
-    // 2^30, see regs()).
-    if constexpr (kForm == IntForm::kSignedOffset || kForm == IntForm::kSigned) {
+    // The GEMM epilogue's choices (gemm_epilogue_x86.h epilogue_int_core): DR-AZ through
+    // requantize_x86.h's masked_signed_core (c_e, c_o hold its folded 2^30, see regs()), the others
+    // through validated_int_core, SR-AZ and TRUNC there through symmetric_core (10 instructions
+    // per vector in the high-half mode against masked_signed_core's 11): the weights' parameters
+    // are validated (validate_conv_weights), so every multiplier is >= 0.
+    if constexpr (kForm == IntForm::kSignedOffset) {
       return masked_signed_core<kForm, kPre, kHigh>(x, r);
     }
-    return int_core<kForm, kPre, kHigh, false>(x, r);
+    return validated_int_core<kForm, kPre, kHigh, false>(x, r);
   }
 };
 

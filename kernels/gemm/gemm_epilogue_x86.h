@@ -44,15 +44,19 @@ QPARITY_SIMD_INLINE IntRegs load_int_regs(const std::uint8_t* p) {
   r.h = Ops::load(p + 10 * sizeof(I));
   r.off = Ops::set1_64(kDrOffset);
   asm("" : "+v"(r.off));  // a register the compiler cannot re-materialise (see IntRegs)
+  r.ones = Ops::set1_64(-1);
+  asm("" : "+v"(r.ones));  // (the same: GCC 12 rebuilt it with a vpternlogd per vector)
   r.odd = Ops::odd_mask();
   return r;
 }
 
 /// The block loop: for each vector of columns, its registers once, then every row.
-template <class Out, class Load, class Core>
+/// kSaturated: as in BlockVectors (the core's result is inside [lo, hi] or narrowing saturates).
+template <bool kSaturated = false, class Out, class Load, class Core>
 QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t ldc,
                                    const Load& load_regs, const Core& core) {
   const OutRegs o{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)};
+  const auto finish = [&o](I y) { return kSaturated ? Ops::add32(y, o.add) : QPARITY_ISA_NS::finish(y, o); };
   const std::size_t rows = a.rows, ld = a.ld;
   for (std::size_t c = 0; c < a.cols; c += kW) {
     const auto regs = load_regs(a.chan + (c / kW) * a.chan_stride);
@@ -62,15 +66,15 @@ QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t 
     if (n >= kW) {
       std::size_t i = 0;
       for (; i + 2 <= rows; i += 2) {
-        const I y0 = finish(core(Ops::load(acc + i * ld), regs), o);
-        const I y1 = finish(core(Ops::load(acc + (i + 1) * ld), regs), o);
+        const I y0 = finish(core(Ops::load(acc + i * ld), regs));
+        const I y1 = finish(core(Ops::load(acc + (i + 1) * ld), regs));
         Ops::store_out(d + i * ldc, y0);
         Ops::store_out(d + (i + 1) * ldc, y1);
       }
-      if (i < rows) Ops::store_out(d + i * ldc, finish(core(Ops::load(acc + i * ld), regs), o));
+      if (i < rows) Ops::store_out(d + i * ldc, finish(core(Ops::load(acc + i * ld), regs)));
     } else {
       for (std::size_t i = 0; i < rows; ++i) {
-        Ops::store_out_partial(d + i * ldc, finish(core(Ops::load(acc + i * ld), regs), o), n);
+        Ops::store_out_partial(d + i * ldc, finish(core(Ops::load(acc + i * ld), regs)), n);
       }
     }
   }
@@ -87,7 +91,8 @@ QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t 
 /// kSaturated: the output stage is y + zp narrowed with saturation, for calls whose clamp is Out's
 /// whole range and whose core cannot come near the int32 limits (the high-half mode: |y| < 2^31 -
 /// 2^16, see EpiloguePlan::fused_saturated); 2 instructions instead of 4 (clamp twice, add,
-/// narrow) for int8 and int16, 3 for uint8.
+/// narrow) for int8 and int16, 3 for uint8. Also F32-ZPF's 8- and 16-bit outputs, whose core
+/// clamps in float (float_vectors).
 template <class Out, class Load, class Core, bool kSaturated = false>
 struct BlockVectors {
   const std::uint8_t* chan;
@@ -154,17 +159,39 @@ QPARITY_SIMD_INLINE auto int_vectors(const EpilogueArgs& a, Out* dst, std::size_
       [](I x, const IntRegs& r) { return epilogue_int_core<kForm, kPre, kHigh>(x, r); });
 }
 
+/// F32-ZPF's output clamp bounds as floats for float_core_clamped: lo and hi limited to
+/// [-2^24, 2^24] (exact floats; the 8- and 16-bit outputs lie inside, and clamping to a bound
+/// beyond them then narrowing with saturation gives what clamping to the limited bound does).
+QPARITY_SIMD_INLINE FloatBatch float_bound(std::int32_t v) {
+  constexpr std::int32_t kExact = std::int32_t{1} << 24;
+  return FloatBatch(static_cast<float>(v < -kExact ? -kExact : v > kExact ? kExact : v));
+}
+
+/// The float cores' plan registers (scale, bias, post_scale) and the zero point.
+QPARITY_SIMD_INLINE FloatRegs load_float_regs(const std::uint8_t* p, const FloatBatch& zp) {
+  const float* f = reinterpret_cast<const float*>(p);
+  return FloatRegs{FloatBatch::load_aligned(f), FloatBatch::load_aligned(f + kW),
+                   FloatBatch::load_aligned(f + 2 * kW), zp};
+}
+
+/// F32-ZPF with an 8- or 16-bit output clamps in float (float_core_clamped) and takes the
+/// saturating output stage (y + add, add = 0 for F32-ZPF, then a saturating narrowing store).
+template <class Out, bool kZeroPointInside>
+constexpr bool kFloatClampFirst = kZeroPointInside && sizeof(Out) < sizeof(std::int32_t);
+
 template <class Out, bool kZeroPointInside>
 QPARITY_SIMD_INLINE auto float_vectors(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
   const FloatBatch zp(a.zero_point);
-  return block_vectors(
-      a, dst, ldc,
-      [zp](const std::uint8_t* p) {
-        const float* f = reinterpret_cast<const float*>(p);
-        return FloatRegs{FloatBatch::load_aligned(f), FloatBatch::load_aligned(f + kW),
-                         FloatBatch::load_aligned(f + 2 * kW), zp};
-      },
-      [](I x, const FloatRegs& r) { return float_core<kZeroPointInside>(x, r); });
+  if constexpr (kFloatClampFirst<Out, kZeroPointInside>) {
+    const FloatBatch lo = float_bound(a.lo), hi = float_bound(a.hi);
+    return block_vectors<true>(
+        a, dst, ldc, [zp](const std::uint8_t* p) { return load_float_regs(p, zp); },
+        [lo, hi](I x, const FloatRegs& r) { return float_core_clamped(x, r, lo, hi); });
+  } else {
+    return block_vectors(
+        a, dst, ldc, [zp](const std::uint8_t* p) { return load_float_regs(p, zp); },
+        [](I x, const FloatRegs& r) { return float_core<kZeroPointInside>(x, r); });
+  }
 }
 
 template <class Out, IntForm kForm, bool kPre, bool kHigh>
@@ -176,13 +203,15 @@ void int_block(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
 template <class Out, bool kZeroPointInside>
 void float_block(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
   const FloatBatch zp(a.zero_point);
+  if constexpr (kFloatClampFirst<Out, kZeroPointInside>) {
+    const FloatBatch lo = float_bound(a.lo), hi = float_bound(a.hi);
+    run_block<true>(
+        a, dst, ldc, [&zp](const std::uint8_t* p) { return load_float_regs(p, zp); },
+        [&lo, &hi](I x, const FloatRegs& r) { return float_core_clamped(x, r, lo, hi); });
+    return;
+  }
   run_block(
-      a, dst, ldc,
-      [&zp](const std::uint8_t* p) {
-        const float* f = reinterpret_cast<const float*>(p);
-        return FloatRegs{FloatBatch::load_aligned(f), FloatBatch::load_aligned(f + kW),
-                         FloatBatch::load_aligned(f + 2 * kW), zp};
-      },
+      a, dst, ldc, [&zp](const std::uint8_t* p) { return load_float_regs(p, zp); },
       [](I x, const FloatRegs& r) { return float_core<kZeroPointInside>(x, r); });
 }
 

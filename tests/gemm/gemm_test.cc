@@ -305,6 +305,72 @@ TEST_P(GemmEdge, FusedEpilogueEveryColumnCountAndOutputType) {
   epilogue_suite<std::int8_t, std::int32_t>(core, 105);
 }
 
+// F32-ZPF's fused epilogue for 8- and 16-bit outputs clamps in float before rounding
+// (requantize_x86.h float_core_clamped): values at the clamp bounds and half a unit either side
+// of them (ties of both signs), values past +-2^24 and past +-2^31 (where the unclamped core
+// saturates), with narrowed and full clamps, per tensor and per channel, every output type. K = 1
+// and a per-column int32 bias set each accumulator: acc = a_i + bias_j, a_i in [-8, 7].
+template <class OutType>
+void zpf_clamp_suite(bool per_channel, bool narrowed) {
+  const OutputType ot = detail::output_type_of<OutType>();
+  Case<std::int8_t, OutType> c;
+  c.m = 16;
+  c.k = 1;
+  c.out.zero_point = std::is_same<OutType, std::uint8_t>::value ? 7 : -3;
+  c.out.qmin = narrowed ? output_type_min(ot) / 2 + 5 : output_type_min(ot);
+  c.out.qmax = narrowed ? output_type_max(ot) / 2 - 4 : output_type_max(ot);
+  // Each column's bias centres the column's 16 accumulators on a target value of the float.
+  std::vector<std::int64_t> centres = {0, -1, 1};
+  for (std::int64_t b : {std::int64_t{c.out.qmin}, std::int64_t{c.out.qmax}, std::int64_t{output_type_min(ot)},
+                         std::int64_t{output_type_max(ot)}}) {
+    centres.push_back(b - c.out.zero_point);
+  }
+  for (std::int64_t v : {std::int64_t{1} << 24, (std::int64_t{1} << 24) + 9, std::int64_t{1} << 30,
+                         std::int64_t{INT32_MAX} - 8}) {
+    centres.push_back(v);
+    centres.push_back(-v);
+  }
+  for (auto& v : centres) v = std::clamp<std::int64_t>(v, std::int64_t{INT32_MIN} + 8, std::int64_t{INT32_MAX} - 8);
+  c.n = centres.size();
+  c.a.resize(c.m);
+  for (std::size_t i = 0; i < c.m; ++i) c.a[i] = static_cast<std::int8_t>(static_cast<int>(i) - 8);
+  c.b.assign(c.n, 1);
+  c.bias.resize(c.n);
+  c.b_zp.assign(c.n, 0);
+  for (std::size_t j = 0; j < c.n; ++j) c.bias[j] = static_cast<std::int32_t>(centres[j]);
+  c.has_b_zp = false;
+  c.per_channel = per_channel;
+  // scale 1, bias 0.5 (every value a tie), post_scale 1; per channel, every third column scaled by
+  // 4 (past 2^31 for the 2^30 and INT32_MAX columns) and every third by 0.5 with bias -0.25.
+  RequantParams base;
+  base.scale = 1.0f;
+  base.bias = 0.5f;
+  base.post_scale = 1.0f;
+  c.params.assign(per_channel ? c.n : 1, base);
+  if (per_channel) {
+    for (std::size_t j = 0; j < c.n; ++j) {
+      if (j % 3 == 1) c.params[j].scale = 4.0f;
+      if (j % 3 == 2) c.params[j].scale = 0.5f, c.params[j].bias = -0.25f;
+    }
+  }
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    const std::string err =
+        compare(isa, RoundingCore::kFloat32ZeroPointInside, AccumulatorSpec{AccumulatorKind::kInt32, 32}, c);
+    ASSERT_EQ(err, "") << (per_channel ? "per-channel" : "per-tensor") << (narrowed ? " narrowed" : " full");
+  }
+}
+
+TEST(GemmFusedEpilogue, ZeroPointInsideClampBoundsTiesAndSaturation) {
+  for (bool per_channel : {false, true}) {
+    for (bool narrowed : {false, true}) {
+      zpf_clamp_suite<std::int8_t>(per_channel, narrowed);
+      zpf_clamp_suite<std::uint8_t>(per_channel, narrowed);
+      zpf_clamp_suite<std::int16_t>(per_channel, narrowed);
+      zpf_clamp_suite<std::int32_t>(per_channel, narrowed);
+    }
+  }
+}
+
 // A strided A whose K is not a multiple of 4 is read in place by the kernels that can (TilePlan::
 // direct_a, kernels/gemm/gemm_tile.cc) in every row tile but the one that ends at A's last row: a
 // row's last K group reads 1-3 bytes past K, which belong to the next rows (or the stride's gap)
