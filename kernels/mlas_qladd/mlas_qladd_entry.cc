@@ -3,7 +3,6 @@
 // kernels/).
 #include <string>
 
-#include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/mlas_qladd/mlas_qladd_kernel.h"
 #include "qparity/error.h"
 
@@ -28,14 +27,6 @@ Isa kernel_isa(Isa isa) {
   Isa served = Isa::kScalar;
   serving_isa<MlasQladdFamily>(isa, &served);
   return served;
-}
-
-void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t work,
-                         void (*run)(const void* ctx, std::size_t begin, std::size_t end),
-                         const void* ctx) {
-  if (count == 0) return;
-  run_tiles_threaded(count, threads, work,
-                     [&](std::size_t begin, std::size_t end) { run(ctx, begin, end); });
 }
 
 }  // namespace mlas_qladd

@@ -2,7 +2,6 @@
 // and the tile-pool split the tools library cannot reach itself (it does not include kernels/).
 #include <string>
 
-#include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/qdq_fma/qdq_fma_kernel.h"
 #include "qparity/error.h"
 
@@ -26,12 +25,6 @@ Isa kernel_isa(Isa isa) {
   Isa served = Isa::kScalar;
   serving_isa<QdqFmaFamily>(isa, &served);
   return served;
-}
-
-void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t macs,
-                         void (*run)(const void* ctx, std::size_t begin, std::size_t end), const void* ctx) {
-  if (count == 0) return;
-  run_tiles_threaded(count, threads, macs, [&](std::size_t begin, std::size_t end) { run(ctx, begin, end); });
 }
 
 }  // namespace qdq_fma

@@ -22,6 +22,7 @@
 #include "qparity/error.h"
 #include "qparity/isa.h"
 #include "qparity_internal/mlas_qladd.h"
+#include "qparity_internal/tile_pool_ranges.h"
 #include "tests/support/tile_pool_probe.h"
 
 namespace {
@@ -255,7 +256,7 @@ TEST(MlasQladdKernel, ThreadsGiveTheOneThreadBits) {
     constexpr std::size_t kBlock = 1000;  // not a multiple of a vector: tails inside the tensor
     const std::size_t blocks = (x1.size() + kBlock - 1) / kBlock;
     const bool worker_ran = qparity_test::a_worker_ran_during([&] {
-      mq::run_ranges_threaded(
+      qparity::internal::run_ranges_on_tile_pool(
           blocks, threads, std::uint64_t{1} << 30,
           [](const void* c, std::size_t begin, std::size_t end) {
             const auto* x = static_cast<const Ctx*>(c);

@@ -23,6 +23,7 @@
 #include "qparity/error.h"
 #include "qparity/isa.h"
 #include "qparity_internal/qdq_fma.h"
+#include "qparity_internal/tile_pool_ranges.h"
 #include "tests/support/tile_pool_probe.h"
 
 namespace {
@@ -237,7 +238,7 @@ TEST(QdqFmaKernel, ThreadsGiveTheOneThreadBits) {
     // One range per block of kMaxPixels pixels: each pixel's K slices stay in one range, in order.
     const std::size_t blocks = (l.pixels + qdq_fma::kMaxPixels - 1) / qdq_fma::kMaxPixels;
     const bool worker_ran = qparity_test::a_worker_ran_during([&] {
-      qdq_fma::run_ranges_threaded(
+      qparity::internal::run_ranges_on_tile_pool(
           blocks, threads, std::uint64_t{1} << 30,
           [](const void* c, std::size_t begin, std::size_t end) {
             const auto* x = static_cast<const Ctx*>(c);

@@ -47,14 +47,6 @@ RunFn kernel(Isa isa, bool is_signed);
 /// The ISA whose file kernel(isa, ...) runs.
 Isa kernel_isa(Isa isa);
 
-/// Runs run(ctx, begin, end) over contiguous ranges covering [0, count) on up to `threads` threads
-/// (the calling thread and the library's tile pool, kernels/dispatch/run_tiles_threaded.h), or on
-/// the calling thread alone when `work` (in the tile pool's multiply-accumulate units) is too small
-/// to pay, when threads <= 1 or when the pool is busy.
-void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t work,
-                         void (*run)(const void* ctx, std::size_t begin, std::size_t end),
-                         const void* ctx);
-
 }  // namespace mlas_qladd
 }  // namespace internal
 }  // namespace qparity

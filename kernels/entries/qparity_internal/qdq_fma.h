@@ -66,14 +66,6 @@ RunFn kernel(Isa isa);
 /// The ISA whose file kernel(isa) runs.
 Isa kernel_isa(Isa isa);
 
-/// Runs run(ctx, begin, end) over contiguous ranges covering [0, count) on up to `threads` threads
-/// (the calling thread and the library's tile pool, kernels/dispatch/run_tiles_threaded.h), or on the
-/// calling thread alone when `macs` (the work's multiply-accumulates) is too small to pay, when
-/// threads <= 1 or when the pool is busy. Any partition must give the same bits: the caller splits
-/// over outputs, never over a sum.
-void run_ranges_threaded(std::size_t count, unsigned threads, std::uint64_t macs,
-                         void (*run)(const void* ctx, std::size_t begin, std::size_t end), const void* ctx);
-
 }  // namespace qdq_fma
 }  // namespace internal
 }  // namespace qparity

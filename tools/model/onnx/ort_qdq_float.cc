@@ -15,6 +15,7 @@
 #include "qparity/error.h"
 #include "qparity/reference/batch_matmul.h"
 #include "qparity_internal/qdq_fma.h"
+#include "qparity_internal/tile_pool_ranges.h"
 #include "tool_error.h"
 
 namespace qparity::model {
@@ -523,7 +524,7 @@ class ConvFloat : public PreparedNode {
       float* y;
     } ctx{this, xf.data(), y};
     const std::uint64_t macs = static_cast<std::uint64_t>(pixels) * oc_ * (cpg_ * kh_ * kw_);
-    qdq_fma::run_ranges_threaded(
+    qparity::internal::run_ranges_on_tile_pool(
         runs_.size(), threads, macs,
         [](const void* c, std::size_t begin, std::size_t end) {
           const auto* k = static_cast<const Ctx*>(c);
@@ -780,7 +781,7 @@ class FcFloat : public PreparedNode {
     } ctx{this, xf.data(), y_out};
     const std::size_t blocks = (rows_ + qdq_fma::kMaxPixels - 1) / qdq_fma::kMaxPixels;
     const std::uint64_t macs = static_cast<std::uint64_t>(rows_) * units_ * depth_;
-    qdq_fma::run_ranges_threaded(
+    qparity::internal::run_ranges_on_tile_pool(
         blocks, threads, macs,
         [](const void* c, std::size_t begin, std::size_t end) {
           const auto* k = static_cast<const Ctx*>(c);

@@ -76,6 +76,7 @@
 #include "qparity/policy_float.h"
 #include "qparity/reference/elementwise.h"
 #include "qparity_internal/mlas_qladd.h"
+#include "qparity_internal/tile_pool_ranges.h"
 #include "tflite_subset_generated.h"
 #include "tool_error.h"
 
@@ -467,7 +468,7 @@ class ElementwisePrepared : public PreparedNode {
     } ctx{mlas_kernel_, static_cast<const std::uint8_t*>(x1), static_cast<const std::uint8_t*>(x2), p, total,
           static_cast<std::uint8_t*>(y)};
     const std::size_t blocks = (total + kMlasBlock - 1) / kMlasBlock;
-    internal::mlas_qladd::run_ranges_threaded(
+    internal::run_ranges_on_tile_pool(
         blocks, threads, total * kMlasWorkPerElement,
         [](const void* c, std::size_t begin, std::size_t end) {
           const Ctx& x = *static_cast<const Ctx*>(c);
