@@ -290,6 +290,18 @@ TEST(OnnxQdqReader, UnsupportedPatternsNameTheNode) {
     EXPECT_NE(read_error(b.bytes()).find("(Relu 'Relu'): allowed: one output"), std::string::npos) << read_error(b.bytes());
   }
   {
+    OnnxBuilder b = qdq_builder();  // a float32 y_zero_point after a Relu (found by onnx_fuzzer)
+    b.scales("zf", {0.0f});
+    b.node("Add", {"xf", "xf"}, {"sum"});
+    b.node("Relu", {"sum"}, {"r"});
+    b.node("QuantizeLinear", {"r", "s", "zf"}, {"y"});
+    EXPECT_EQ(read_error(b.bytes()).rfind("m.onnx: ", 0), 0u) << read_error(b.bytes());
+    EXPECT_NE(read_error(b.bytes()).find("(its QuantizeLinear 'y_node'): y_zero_point 'zf' is float32; allowed: int8, "
+                                       "uint8"),
+              std::string::npos)
+        << read_error(b.bytes());
+  }
+  {
     QdqMatMulSpec s;  // Gemm with transA 1
     s.gemm = true;
     const BuiltOnnx m = qdq_matmul_model(s);

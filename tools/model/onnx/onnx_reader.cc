@@ -1870,6 +1870,11 @@ void Importer::read_qdq_group(const onnx::NodeProto& node, const std::string& la
   // The output's type: the zero point's, uint8 without one.
   DType y_type = DType::kUint8;
   if (q->input_size() == 3 && !q->input(2).empty()) y_type = constant_input(*q, 2, qlabel, "y_zero_point").dtype;
+  // Checked here, before ort_drops_activation reads the zero point as an integer; the fused
+  // QLinear operator's reader checks it again with its shape.
+  if (y_type != DType::kInt8 && y_type != DType::kUint8) {
+    fail(fmt::format("{}: y_zero_point '{}' is {}; allowed: int8, uint8", qlabel, q->input(2), cli::to_string(y_type)));
+  }
   const std::string y_scale = q->input(1);
   const std::string y_zp = zero_point_name(*q, 2, y_type, q->output(0));
   const bool ort_keeps_activation = act_node != nullptr && !ort_drops_activation(*act_node, *q, y_type);
