@@ -1,9 +1,11 @@
 // The unfused-QDQ float32 kernels (kernels/qdq_fma, contract in
 // kernels/entries/qparity_internal/qdq_fma.h), label unit: every ISA this CPU supports, forced
 // through the dispatch override (set_isa_mask_for_testing, then the entry's kernel(active_isa())),
-// gives every output the bits of the scalar kernel, the contract's loops with std::fma. The ISA
-// coverage guard (tests/support/isa_coverage.h) fails the run when a supported ISA was never
-// exercised or QPARITY_EXPECT_ISAS names one the build lacks. Blocks: K and lanes 1, 3, 7, 17, 63
+// gives every output the bits of the scalar kernel, the contract's loops with std::fma. The
+// family's ISA checks (every SIMD level served, unsupported ISAs refused, the forced sweep) are the
+// shared ones of tests/support/kernel_family_coverage.h; the ISA coverage guard
+// (tests/support/isa_coverage.h) fails the run when a supported ISA was never exercised or
+// QPARITY_EXPECT_ISAS names one the build lacks. Blocks: K and lanes 1, 3, 7, 17, 63
 // (and 64, 70), 1..6 pixels in layers of 1, 3, 7, 17 and 63 pixels, K slices of 1, 7, 128 and
 // 256, padded taps (a mask), per-lane (depthwise) and broadcast inputs, a start value (Gemm's C),
 // a layer run slice by slice (k_begin / k_end), and K = 4,608 (ResNet-18's last layers). The
@@ -18,9 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "isa_coverage.h"
+#include "kernel_family_coverage.h"
 #include "kernels/qdq_fma/qdq_fma_kernel.h"
-#include "qparity/error.h"
 #include "qparity/isa.h"
 #include "qparity_internal/qdq_fma.h"
 #include "qparity_internal/tile_pool_ranges.h"
@@ -130,44 +131,27 @@ qdq_fma::RunFn scalar_kernel() {
   return set == nullptr ? nullptr : set->run;
 }
 
-/// Calls f(isa, kernel) for every supported ISA, with the dispatch forced to it: the kernel is the
-/// entry's kernel(active_isa()) under set_isa_mask_for_testing(isas_up_to(isa)), checked to be the
-/// one that serves isa. Fails if no ISA ran.
+/// The family's dispatch for the shared ISA-coverage checks (tests/support/kernel_family_coverage.h):
+/// sse41 runs the scalar kernel (no FMA), every level from avx2 up a vector one.
+qparity_test::KernelFamilyDispatch<QdqFmaFamily, qdq_fma::RunFn> dispatch() {
+  return {{{"run", &qparity::internal::QdqFmaKernelSet::run, [](Isa isa) { return qdq_fma::kernel(isa); }}},
+          &qdq_fma::kernel_isa,
+          qparity_test::mask_of_isas({Isa::kScalar, Isa::kSse41})};
+}
+
+/// Calls f(isa, kernel) for every supported ISA with the dispatch forced to it (the shared sweep:
+/// the kernel is the entry's, checked against the registry, and no supported ISA may be skipped).
 template <class F>
 void for_each_forced_isa(F&& f) {
-  std::size_t ran = 0;
-  qparity_test::for_each_supported_isa([&](Isa isa) {
-    qparity::set_isa_mask_for_testing(qparity::isas_up_to(isa));
-    const Isa active = qparity::active_isa();
-    qparity::set_isa_mask_for_testing(0);
-    // isas_up_to(isa) also allows unsupported ISAs below isa (avxvnni under avx512 on a Zen 4),
-    // never one above it: the dispatch lands on isa itself.
-    ASSERT_EQ(active, isa) << qparity::to_string(isa);
-    const qdq_fma::RunFn kernel = qdq_fma::kernel(active);
-    const Isa served = qdq_fma::kernel_isa(isa);
-    ASSERT_EQ(kernel, qparity::internal::own_kernels<QdqFmaFamily>(served)->run) << qparity::to_string(isa);
-    ++ran;
-    f(isa, kernel);
-  });
-  EXPECT_GE(ran, 1u) << "no ISA ran (scalar is always supported)";
+  qparity_test::for_each_forced_isa(dispatch(), 0, f);
 }
 
 TEST(QdqFmaKernel, FamilyCoversTheSimdLevels) {
-  ASSERT_NE(scalar_kernel(), nullptr) << "the build lacks kernels/qdq_fma/qdq_fma_scalar.cc";
-  // Every compiled x86 SIMD level from AVX2 up is served by a vector kernel of its own or its parent's.
-  for (Isa isa : qparity::all_isas()) {
-    if ((qparity::compiled_isas() & qparity::mask_of(isa)) == 0) continue;
-    const Isa served = qdq_fma::kernel_isa(isa);
-    const bool simd = isa != Isa::kScalar && isa != Isa::kSse41;
-    EXPECT_EQ(served != Isa::kScalar, simd) << qparity::to_string(isa) << " served by " << qparity::to_string(served);
-  }
+  qparity_test::check_family_covers_the_simd_levels(dispatch());
 }
 
 TEST(QdqFmaKernel, UnsupportedIsaIsAnError) {
-  for (Isa isa : qparity::all_isas()) {
-    if ((qparity::supported_isas() & qparity::mask_of(isa)) != 0) continue;
-    EXPECT_THROW(qdq_fma::kernel(isa), qparity::InvalidArgument) << qparity::to_string(isa);
-  }
+  qparity_test::check_unsupported_isa_is_an_error(dispatch());
 }
 
 TEST(QdqFmaKernel, EveryIsaGivesTheScalarBits) {
