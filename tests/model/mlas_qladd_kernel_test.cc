@@ -2,8 +2,10 @@
 // kernels/entries/qparity_internal/mlas_qladd.h), label unit: every ISA this CPU supports, forced
 // through the dispatch override (set_isa_mask_for_testing, then the entry's kernel(active_isa())),
 // gives every element the bits of the scalar formula ADD uses under the onnxruntime presets
-// (tools/model/ops/mlas_qladd.h, mlas_qladd_element). The ISA coverage guard
-// (tests/support/isa_coverage.h) fails the run when a supported ISA was never exercised.
+// (tools/model/ops/mlas_qladd.h, mlas_qladd_element). The family's ISA checks (every SIMD level
+// served, unsupported ISAs refused, the forced sweep) are the shared ones of
+// tests/support/kernel_family_coverage.h; the ISA coverage guard (tests/support/isa_coverage.h)
+// fails the run when a supported ISA was never exercised.
 // Exhaustive over the 256 x 256 input pairs of int8 and uint8, same-shape and one-element-x2
 // forms, for (scale, zero point) triples with zero points at the type's ends, ratios where the
 // fused and the separately rounded sums part, and outputs that saturate at both ends; odd lengths
@@ -16,10 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "isa_coverage.h"
+#include "kernel_family_coverage.h"
 #include "kernels/mlas_qladd/mlas_qladd_kernel.h"
 #include "model/ops/mlas_qladd.h"
-#include "qparity/error.h"
 #include "qparity/isa.h"
 #include "qparity_internal/mlas_qladd.h"
 #include "qparity_internal/tile_pool_ranges.h"
@@ -76,44 +77,30 @@ mq::Params params_of(const Quant& q) {
   return mlas_qladd_params(q.s1, clampz(q.dz1), q.s2, clampz(q.dz2), q.so, clampz(q.dzo));
 }
 
-/// Calls f(isa, kernel) for every supported ISA, with the dispatch forced to it: the kernel is the
-/// entry's kernel(active_isa()) under set_isa_mask_for_testing(isas_up_to(isa)), checked to be the
-/// one that serves isa. Fails if no ISA ran.
+/// The family's dispatch for the shared ISA-coverage checks (tests/support/kernel_family_coverage.h):
+/// variant 0 is the uint8 kernel, 1 the int8 one; sse41 runs the scalar kernels (no FMA), every
+/// level from avx2 up vector ones.
+qparity_test::KernelFamilyDispatch<MlasQladdFamily, mq::RunFn> dispatch() {
+  using qparity::internal::MlasQladdKernelSet;
+  return {{{"run_u8", &MlasQladdKernelSet::run_u8, [](Isa isa) { return mq::kernel(isa, false); }},
+           {"run_s8", &MlasQladdKernelSet::run_s8, [](Isa isa) { return mq::kernel(isa, true); }}},
+          &mq::kernel_isa,
+          qparity_test::mask_of_isas({Isa::kScalar, Isa::kSse41})};
+}
+
+/// Calls f(isa, kernel) for every supported ISA with the dispatch forced to it (the shared sweep:
+/// the kernel is the entry's, checked against the registry, and no supported ISA may be skipped).
 template <class F>
 void for_each_forced_isa(bool is_signed, F&& f) {
-  std::size_t ran = 0;
-  qparity_test::for_each_supported_isa([&](Isa isa) {
-    qparity::set_isa_mask_for_testing(qparity::isas_up_to(isa));
-    const Isa active = qparity::active_isa();
-    qparity::set_isa_mask_for_testing(0);
-    ASSERT_EQ(active, isa) << qparity::to_string(isa);
-    const mq::RunFn kernel = mq::kernel(active, is_signed);
-    const Isa served = mq::kernel_isa(isa);
-    const qparity::internal::MlasQladdKernelSet* own = qparity::internal::own_kernels<MlasQladdFamily>(served);
-    ASSERT_NE(own, nullptr);
-    ASSERT_EQ(kernel, is_signed ? own->run_s8 : own->run_u8) << qparity::to_string(isa);
-    ++ran;
-    f(isa, kernel);
-  });
-  EXPECT_GE(ran, 1u) << "no ISA ran (scalar is always supported)";
+  qparity_test::for_each_forced_isa(dispatch(), is_signed ? 1 : 0, f);
 }
 
 TEST(MlasQladdKernel, FamilyCoversTheSimdLevels) {
-  ASSERT_NE(qparity::internal::own_kernels<MlasQladdFamily>(Isa::kScalar), nullptr)
-      << "the build lacks kernels/mlas_qladd/mlas_qladd_scalar.cc";
-  for (Isa isa : qparity::all_isas()) {
-    if ((qparity::compiled_isas() & qparity::mask_of(isa)) == 0) continue;
-    const Isa served = mq::kernel_isa(isa);
-    const bool simd = isa != Isa::kScalar && isa != Isa::kSse41;
-    EXPECT_EQ(served != Isa::kScalar, simd) << qparity::to_string(isa) << " served by " << qparity::to_string(served);
-  }
+  qparity_test::check_family_covers_the_simd_levels(dispatch());
 }
 
 TEST(MlasQladdKernel, UnsupportedIsaIsAnError) {
-  for (Isa isa : qparity::all_isas()) {
-    if ((qparity::supported_isas() & qparity::mask_of(isa)) != 0) continue;
-    EXPECT_THROW(mq::kernel(isa, false), qparity::InvalidArgument) << qparity::to_string(isa);
-  }
+  qparity_test::check_unsupported_isa_is_an_error(dispatch());
 }
 
 /// Every (a, b) pair of the type as two 65,536-element vectors, a in the high byte's order.
