@@ -65,39 +65,39 @@ PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core, const
   if (s.depthwise) {
     auto packed =
         std::make_shared<qparity::PackedDepthwiseConv2D>(isa, depthwise_geometry(s), weights, core);
-    const std::size_t tiles = qparity::depthwise_conv2d_tile_count(*packed);
+    const std::size_t tiles = qparity::depthwise_conv2d_tile_count(*packed, 2);
     if (run == Run::kOneCall) {
       p.run = [packed, out, call, params] { qparity::depthwise_conv2d(*packed, call); };
     } else if (run == Run::kThreadedTwo) {
       p.run = [packed, out, call, params] { qparity::depthwise_conv2d_threaded(*packed, call, 2); };
     } else {
       p.run = [packed, out, call, params, tiles] {
-        if (tiles < 2) return qparity::depthwise_conv2d_tiles(*packed, call, 0, tiles);  // as *_threaded
+        if (tiles < 2) return qparity::depthwise_conv2d_tiles(*packed, call, 2, 0, tiles);  // as *_threaded
         pool_of_two().run([&](unsigned i) {
-          qparity::depthwise_conv2d_tiles(*packed, call, tiles * i / 2, tiles * (i + 1) / 2);
+          qparity::depthwise_conv2d_tiles(*packed, call, 2, tiles * i / 2, tiles * (i + 1) / 2);
         });
       };
     }
     p.label = "kernel=" + packed->kernel_name();
   } else {
     auto packed = std::make_shared<qparity::PackedConv2D>(isa, conv_geometry(s), weights, core);
-    const std::size_t tiles = qparity::conv2d_tile_count(*packed);
+    const std::size_t tiles = qparity::conv2d_tile_count(*packed, 2);
     if (run == Run::kOneCall) {
       p.run = [packed, out, call, params] { qparity::conv2d(*packed, call); };
     } else if (run == Run::kThreadedTwo) {
       p.run = [packed, out, call, params] { qparity::conv2d_threaded(*packed, call, 2); };
     } else {
       p.run = [packed, out, call, params, tiles] {
-        if (tiles < 2) return qparity::conv2d_tiles(*packed, call, 0, tiles);  // as *_threaded
+        if (tiles < 2) return qparity::conv2d_tiles(*packed, call, 2, 0, tiles);  // as *_threaded
         pool_of_two().run([&](unsigned i) {
-          qparity::conv2d_tiles(*packed, call, tiles * i / 2, tiles * (i + 1) / 2);
+          qparity::conv2d_tiles(*packed, call, 2, tiles * i / 2, tiles * (i + 1) / 2);
         });
       };
     }
     p.label = "kernel=" + packed->kernel_name();
   }
   if (run == Run::kThreadedTwo) p.label += " threads=2 (*_threaded)";
-  if (run == Run::kTilesOnExternalPoolOfTwo) p.label += " threads=2 (tiles on an external pool)";
+  if (run == Run::kTilesOnExternalPoolOfTwo) p.label += " threads=2 (tiles cut for 2 on an external pool)";
   p.run();
   const std::string mismatch = check_conv_against_reference(w, weights, core, out->data());
   if (!mismatch.empty()) p.error = "qparity " + mismatch;

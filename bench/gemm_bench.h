@@ -25,7 +25,8 @@ void register_two_thread_peer_rows(const GemmBenchShape& shape);
 
 /// Two threads, wall time, on qparity's best ISA (active_isa()), every rounding core:
 ///   t2/qparity/<isa>/<core>/<shape>        gemm_threaded(packed, call, 2)
-///   t2/qparity_tiles/<isa>/<core>/<shape>  gemm_tiles halves on an ExternalThreadPool of two
+///   t2/qparity_tiles/<isa>/<core>/<shape>  halves of the tiles cut for two (gemm_tiles) on an
+///                                          ExternalThreadPool of two
 void register_two_thread_qparity_rows(const GemmBenchShape& shape);
 
 }  // namespace qparity_bench

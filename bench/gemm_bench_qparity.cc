@@ -6,8 +6,10 @@
 //   pack/qparity/<isa>/<shape>     PackedGemm(isa, weights, DR-AZ) construction
 //   t2/qparity/<isa>/<core>/<shape>        the same, gemm_threaded(packed, call, 2): the library's
 //                                          reused tile pool (wall time)
-//   t2/qparity_tiles/<isa>/<core>/<shape>  the same, tiles [0, n/2) and [n/2, n) run with
-//                                          gemm_tiles on an ExternalThreadPool of two (wall time)
+//   t2/qparity_tiles/<isa>/<core>/<shape>  the same, the n tiles cut for two threads
+//                                          (gemm_tile_count(packed, m, 2)), [0, n/2) and [n/2, n)
+//                                          run with gemm_tiles on an ExternalThreadPool of two
+//                                          (wall time)
 //
 // Each core gets its parameters from the workload's one effective scale, derived the way the
 // presets do: TFLite's QuantizeMultiplier for the fixed-point cores (reduced to Q15 for Q15), the
@@ -81,19 +83,20 @@ void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCor
       label += " threads=2 (gemm_threaded)";
     } else {
       ExternalThreadPool pool(2);
-      const std::size_t tiles = qparity::gemm_tile_count(packed, s->m);
+      const std::size_t tiles = qparity::gemm_tile_count(packed, s->m, 2);
       const std::function<void(unsigned)> half = [&](unsigned i) {
-        qparity::gemm_tiles(packed, call, tiles * i / 2, tiles * (i + 1) / 2);
+        qparity::gemm_tiles(packed, call, 2, tiles * i / 2, tiles * (i + 1) / 2);
       };
       for (auto _ : state) {
         if (tiles < 2) {
-          qparity::gemm_tiles(packed, call, 0, tiles);  // one tile: the caller, as gemm_threaded
+          qparity::gemm_tiles(packed, call, 2, 0, tiles);  // one tile: the caller, as gemm_threaded
         } else {
           pool.run(half);
         }
         benchmark::ClobberMemory();
       }
-      label += " threads=2 (gemm_tiles on an external pool, " + std::to_string(tiles) + " tiles)";
+      label += " threads=2 (gemm_tiles on an external pool, " + std::to_string(tiles) +
+               " tiles cut for 2)";
     }
     state.SetLabel(label);
   } catch (const std::exception& e) {

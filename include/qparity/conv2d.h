@@ -12,7 +12,8 @@
 //   qparity::conv2d(conv, qparity::ConvCall<std::int8_t, std::int8_t>{input, in_zp, output, out});
 //
 // Threading: conv2d_tile_count() tiles; any partition of [0, count) run with conv2d_tiles() on any
-// threads gives the same bits as one conv2d() call.
+// threads gives the same bits as one conv2d() call. A pool of T threads should ask for tiles cut
+// for T (the forms with `threads`): the tiles conv2d_threaded(conv, call, T) runs.
 #pragma once
 
 #include <cstddef>
@@ -77,6 +78,20 @@ template <class AType, class OutType>
 void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, std::size_t begin,
                   std::size_t end);
 
+/// The number of tiles of one run cut for `threads` threads that share them (0:
+/// hardware_concurrency()): exactly the tiles conv2d_threaded(conv, call, threads) runs, each
+/// group's rows cut into nearly equal blocks so that the threads finish together, as
+/// gemm_tile_count(w, m, threads) (gemm.h) does; work too small for that many threads is cut for
+/// fewer. threads = 1 gives the default tiles. A tile number means a tile of this cut only.
+std::size_t conv2d_tile_count(const PackedConv2D& conv, unsigned threads);
+
+/// Runs tiles [begin, end) cut for `threads` threads (end <= conv2d_tile_count(conv, threads));
+/// any partition of [0, count) over any threads gives the same bits as conv2d(). Validates the
+/// call and throws InvalidArgument (naming threads and the count) for a range past that count.
+template <class AType, class OutType>
+void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, unsigned threads,
+                  std::size_t begin, std::size_t end);
+
 /// Runs the call on up to `threads` threads (0: hardware_concurrency()), on the calling thread and
 /// the library's reused worker pool, exactly as gemm_threaded() (gemm.h) does. Same bits as conv2d().
 template <class AType, class OutType>
@@ -96,6 +111,8 @@ void conv2d(const Conv2DProblem<AType, OutType>& p) {
   extern template void conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&);                \
   extern template void conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, std::size_t, \
                                           std::size_t);                                         \
+  extern template void conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned,  \
+                                          std::size_t, std::size_t);                            \
   extern template void conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned); \
   extern template void conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
 QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_CONV2D_EXTERN)

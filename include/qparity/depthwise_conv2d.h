@@ -9,6 +9,8 @@
 //
 // Threading: depthwise_conv2d_tile_count() tiles; any partition of [0, count) run with
 // depthwise_conv2d_tiles() on any threads gives the same bits as one depthwise_conv2d() call.
+// A pool of T threads should ask for tiles cut for T (the forms with `threads`): the tiles
+// depthwise_conv2d_threaded(conv, call, T) runs.
 #pragma once
 
 #include <cstddef>
@@ -72,6 +74,22 @@ template <class AType, class OutType>
 void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AType, OutType>& call, std::size_t begin,
                   std::size_t end);
 
+/// The number of tiles of one run cut for `threads` threads that share them (0:
+/// hardware_concurrency()): exactly the tiles depthwise_conv2d_threaded(conv, call, threads) runs.
+/// The default tiles are bands of the packing's height, which can split unevenly (112 rows in 7
+/// bands: one of two threads gets 4); these are bands of the height that lets that many threads
+/// finish together. Work too small for that many threads is cut for fewer; threads = 1 gives
+/// the default tiles. A tile number means a tile of this cut only.
+std::size_t depthwise_conv2d_tile_count(const PackedDepthwiseConv2D& conv, unsigned threads);
+
+/// Runs tiles [begin, end) cut for `threads` threads (end <=
+/// depthwise_conv2d_tile_count(conv, threads)); any partition of [0, count) over any threads
+/// gives the same bits as depthwise_conv2d(). Validates the call and throws InvalidArgument
+/// (naming threads and the count) for a range past that count.
+template <class AType, class OutType>
+void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AType, OutType>& call,
+                            unsigned threads, std::size_t begin, std::size_t end);
+
 /// Runs the call on up to `threads` threads (0: hardware_concurrency()), on the calling thread and
 /// the library's reused worker pool, exactly as gemm_threaded() (gemm.h) does. Same bits as
 /// depthwise_conv2d().
@@ -92,6 +110,8 @@ void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p) {
   extern template void depthwise_conv2d<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&);                \
   extern template void depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&, std::size_t, \
                                           std::size_t);                                         \
+  extern template void depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned, \
+                                          std::size_t, std::size_t);                            \
   extern template void depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned); \
   extern template void depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
 QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_DEPTHWISE_CONV2D_EXTERN)

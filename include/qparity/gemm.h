@@ -16,6 +16,8 @@
 // tiles, any partition of [0, count) run with gemm_tiles() on any threads gives the same bits as
 // one gemm() call (tiles write disjoint parts of C and each computes its elements in a fixed
 // order). gemm_threaded() is a convenience that does this on the library's own worker threads.
+// A pool of T threads should ask for tiles cut for T (the forms with `threads`): the same tiles
+// gemm_threaded(w, call, T) runs, sized so that T threads share them evenly.
 #pragma once
 
 #include <cstddef>
@@ -102,13 +104,33 @@ class PackedGemm {
 template <class AType, class OutType>
 void gemm(const PackedGemm& w, const GemmCall<AType, OutType>& call);
 
-/// The number of independent tiles of a call with m rows.
+/// The number of independent tiles of a call with m rows: row blocks of the packing's default
+/// height x column blocks (the tiles gemm() runs one after the other).
 std::size_t gemm_tile_count(const PackedGemm& w, std::size_t m);
 
 /// Runs tiles [begin, end) of the call (end <= gemm_tile_count(w, call.m)). Validates the call.
 template <class AType, class OutType>
 void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::size_t begin,
                 std::size_t end);
+
+/// The number of tiles of a call with m rows cut for `threads` threads that share them (an
+/// engine's pool of that many threads; 0: std::thread::hardware_concurrency()): exactly the tiles
+/// gemm_threaded(w, call, threads) runs. The default tiles can split unevenly (256 x 256 x 256
+/// has three row blocks: one of two threads gets two of them); these are the rows cut into more,
+/// nearly equal blocks, so that the threads finish together whether they claim tiles in order
+/// or each take a contiguous range of about count / threads tiles. Work too small for that many
+/// threads to pay (gemm_threaded's threshold) is cut for fewer, down to the default tiles (a
+/// count of 1: run it on the calling thread). threads = 1 gives the default tiles.
+/// A tile number means a tile of this cut only: pass the same m and threads to gemm_tiles.
+std::size_t gemm_tile_count(const PackedGemm& w, std::size_t m, unsigned threads);
+
+/// Runs tiles [begin, end) of the call cut for `threads` threads (end <=
+/// gemm_tile_count(w, call.m, threads)); any partition of [0, count) over any threads, in any
+/// order, gives the same bits as gemm(). Validates the call and throws InvalidArgument (naming m,
+/// threads and the count) for a range past that count: tiles counted with other threads or m.
+template <class AType, class OutType>
+void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads,
+                std::size_t begin, std::size_t end);
 
 /// Runs the call on up to `threads` threads (0: std::thread::hardware_concurrency()): the calling
 /// thread and the workers of a process-wide pool, started at the first call that needs them and
@@ -159,6 +181,8 @@ GemmCall<AType, OutType> call_of(const GemmProblem<AType, OutType>& g) {
   extern template void gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&);                  \
   extern template void gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t, \
                                         std::size_t);                                         \
+  extern template void gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned,    \
+                                        std::size_t, std::size_t);                            \
   extern template void gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned); \
   extern template void gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec);
 QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_GEMM_EXTERN)

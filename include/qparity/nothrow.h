@@ -23,7 +23,8 @@
 //   if (!s.ok()) return report(s);   // s.code(), s.message()
 //
 // Functions of the compiled library not listed here do not report errors (tile counts, accessors
-// of the packed objects, to_string, supported_isas, ...). The header-only reference has no
+// of the packed objects, to_string, supported_isas, ...; the tile counts cut for a number of
+// threads allocate a few words per thread, so they can throw std::bad_alloc and nothing else). The header-only reference has no
 // non-throwing form: without exceptions its errors call the no-exceptions handler (error.h).
 #pragma once
 
@@ -87,6 +88,11 @@ template <class AType, class OutType>
 Status gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::size_t begin,
                   std::size_t end) noexcept;
 
+/// qparity::gemm_tiles(w, call, threads, begin, end): tiles cut for `threads` threads.
+template <class AType, class OutType>
+Status gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads,
+                  std::size_t begin, std::size_t end) noexcept;
+
 /// qparity::gemm_threaded(w, call, threads).
 template <class AType, class OutType>
 Status gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call,
@@ -147,6 +153,11 @@ template <class AType, class OutType>
 Status conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call,
                     std::size_t begin, std::size_t end) noexcept;
 
+/// qparity::conv2d_tiles(conv, call, threads, begin, end): tiles cut for `threads` threads.
+template <class AType, class OutType>
+Status conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call,
+                    unsigned threads, std::size_t begin, std::size_t end) noexcept;
+
 /// qparity::conv2d_threaded(conv, call, threads).
 template <class AType, class OutType>
 Status conv2d_threaded(const PackedConv2D& conv, const ConvCall<AType, OutType>& call,
@@ -187,6 +198,13 @@ Status depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv,
                               const ConvCall<AType, OutType>& call, std::size_t begin,
                               std::size_t end) noexcept;
 
+/// qparity::depthwise_conv2d_tiles(conv, call, threads, begin, end): tiles cut for `threads`
+/// threads.
+template <class AType, class OutType>
+Status depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv,
+                              const ConvCall<AType, OutType>& call, unsigned threads,
+                              std::size_t begin, std::size_t end) noexcept;
+
 /// qparity::depthwise_conv2d_threaded(conv, call, threads).
 template <class AType, class OutType>
 Status depthwise_conv2d_threaded(const PackedDepthwiseConv2D& conv,
@@ -217,12 +235,16 @@ extern template Status requantize<std::int32_t>(Isa, const RequantizeArgs&, std:
   extern template Status gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&) noexcept;            \
   extern template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,   \
                                           std::size_t) noexcept;                                   \
+  extern template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned,      \
+                                          std::size_t, std::size_t) noexcept;                      \
   extern template Status gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&,             \
                                              unsigned) noexcept;                                   \
   extern template Status gemm<A, O>(const GemmProblem<A, O>&, RoundingCore,                        \
                                     AccumulatorSpec) noexcept;                                     \
   extern template Status conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&) noexcept;        \
   extern template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&,            \
+                                            std::size_t, std::size_t) noexcept;                    \
+  extern template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned,  \
                                             std::size_t, std::size_t) noexcept;                    \
   extern template Status conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&,         \
                                                unsigned) noexcept;                                 \
@@ -232,6 +254,9 @@ extern template Status requantize<std::int32_t>(Isa, const RequantizeArgs&, std:
                                                 const ConvCall<A, O>&) noexcept;                   \
   extern template Status depthwise_conv2d_tiles<A, O>(                                             \
       const PackedDepthwiseConv2D&, const ConvCall<A, O>&, std::size_t, std::size_t) noexcept;     \
+  extern template Status depthwise_conv2d_tiles<A, O>(                                             \
+      const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned, std::size_t,                  \
+      std::size_t) noexcept;                                                                       \
   extern template Status depthwise_conv2d_threaded<A, O>(                                          \
       const PackedDepthwiseConv2D&, const ConvCall<A, O>&, unsigned) noexcept;                     \
   extern template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, \

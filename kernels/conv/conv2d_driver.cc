@@ -53,11 +53,27 @@ void run_conv_tiles(const PackedConv2DData& d, const ConvCall<AType, OutType>& c
   }
 }
 
+/// The cut of a run asked for `threads` threads (gemm_thread_split.h, thread_cut): conv2d_threaded
+/// and the tile API's threaded forms share it.
+ThreadCut conv_thread_cut(const PackedConv2DData& d, unsigned threads) {
+  return thread_cut(packed_data(d.gemms.front()), d.m, std::uint64_t{d.taps} * d.icg,
+                    d.geometry.groups, threads);
+}
+
+std::size_t conv_tile_count(const PackedConv2DData& d, RowBlocks rb) {
+  return gemm_tile_count(packed_data(d.gemms.front()), d.m, rb) * d.geometry.groups;
+}
+
 }  // namespace
 }  // namespace internal
 
 std::size_t conv2d_tile_count(const PackedConv2D& conv) {
   return internal::packed_data(conv).tiles_per_group * internal::packed_data(conv).geometry.groups;
+}
+
+std::size_t conv2d_tile_count(const PackedConv2D& conv, unsigned threads) {
+  const internal::PackedConv2DData& d = internal::packed_data(conv);
+  return internal::conv_tile_count(d, internal::conv_thread_cut(d, threads).row_blocks);
 }
 
 template <class AType, class OutType>
@@ -74,6 +90,24 @@ void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call
 }
 
 template <class AType, class OutType>
+void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, unsigned threads,
+                  std::size_t begin, std::size_t end) {
+  validate_conv_call(call);
+  const internal::PackedConv2DData& d = internal::packed_data(conv);
+  // The cut depends on (conv, threads) alone: the one conv2d_tile_count(conv, threads) counted.
+  const internal::RowBlocks rb = internal::conv_thread_cut(d, threads).row_blocks;
+  const std::size_t count = internal::conv_tile_count(d, rb);
+  if (begin > end || end > count) {
+    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
+                          std::to_string(end) + ") is out of range for threads = " +
+                          std::to_string(threads) + "; allowed: begin <= end <= " +
+                          std::to_string(count) +
+                          " (conv2d_tile_count(conv, threads) with the same threads)");
+  }
+  internal::run_conv_tiles(d, call, begin, end, rb);
+}
+
+template <class AType, class OutType>
 void conv2d(const PackedConv2D& conv, const ConvCall<AType, OutType>& call) {
   conv2d_tiles(conv, call, 0, conv2d_tile_count(conv));
 }
@@ -82,18 +116,13 @@ template <class AType, class OutType>
 void conv2d_threaded(const PackedConv2D& conv, const ConvCall<AType, OutType>& call, unsigned threads) {
   validate_conv_call(call);
   const internal::PackedConv2DData& d = internal::packed_data(conv);
-  const std::uint64_t k = std::uint64_t{d.taps} * d.icg;
-  const std::uint64_t macs = std::uint64_t{d.m} * d.geometry.out_channels * k;
-  const std::size_t t = internal::threads_for_work(threads, macs);
   // Two or more threads: row blocks cut for them (gemm_thread_split.h), one tile per range.
-  const internal::RowBlocks rb = internal::thread_row_blocks(
-      internal::packed_data(d.gemms.front()), d.m, k, d.geometry.groups, t);
+  const internal::ThreadCut cut = internal::conv_thread_cut(d, threads);
   const auto run_range = [&](std::size_t begin, std::size_t end) {
-    internal::run_conv_tiles(d, call, begin, end, rb);
+    internal::run_conv_tiles(d, call, begin, end, cut.row_blocks);
   };
-  const std::size_t count =
-      internal::gemm_tile_count(internal::packed_data(d.gemms.front()), d.m, rb) * d.geometry.groups;
-  internal::run_ranges_threaded(count, count, t, run_range);
+  const std::size_t count = internal::conv_tile_count(d, cut.row_blocks);
+  internal::run_ranges_threaded(count, count, cut.threads, run_range);
 }
 
 template <class AType, class OutType>
@@ -108,6 +137,8 @@ void conv2d(const Conv2DProblem<AType, OutType>& p, RoundingCore core, Accumulat
   template void conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&);                         \
   template void conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, std::size_t,       \
                                    std::size_t);                                                  \
+  template void conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned,          \
+                                   std::size_t, std::size_t);                                     \
   template void conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned);      \
   template void conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);
 QPARITY_FOR_EACH_TYPE_PAIR(QPARITY_CONV2D_INSTANTIATE)

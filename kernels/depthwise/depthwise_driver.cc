@@ -495,12 +495,38 @@ void run_tile(const PackedDepthwiseConv2DData& d, const ConvCall<AType, Out>& ca
   }
 }
 
+/// The output rows per band of a run asked for `threads` threads (0: hardware_concurrency()):
+/// threads_for_work's count (1 for work too small to split), then thread_band_rows for it.
+/// depthwise_conv2d_threaded and the tile API's threaded forms share it, so that an engine's own
+/// pool of T threads gets the partition the built-in entry point runs with T.
+struct BandCut {
+  std::size_t threads = 1, band_rows = 1;
+};
+
+BandCut thread_band_cut(const PackedDepthwiseConv2DData& d, unsigned threads) {
+  const std::uint64_t macs =
+      std::uint64_t{d.geometry.batch} * d.window.out_h * d.window.out_w * d.out_channels * d.taps;
+  BandCut cut;
+  cut.threads = threads_for_work(threads, macs);
+  cut.band_rows = cut.threads >= 2 ? thread_band_rows(d, cut.threads) : d.band;
+  return cut;
+}
+
+std::size_t band_tile_count(const PackedDepthwiseConv2DData& d, std::size_t band_rows) {
+  return d.geometry.batch * ((d.window.out_h + band_rows - 1) / band_rows) * d.groups;
+}
+
 }  // namespace
 }  // namespace internal
 
 std::size_t depthwise_conv2d_tile_count(const PackedDepthwiseConv2D& conv) {
   const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
   return d.geometry.batch * d.bands * d.groups;
+}
+
+std::size_t depthwise_conv2d_tile_count(const PackedDepthwiseConv2D& conv, unsigned threads) {
+  const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
+  return internal::band_tile_count(d, internal::thread_band_cut(d, threads).band_rows);
 }
 
 template <class AType, class OutType>
@@ -518,6 +544,24 @@ void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AT
 }
 
 template <class AType, class OutType>
+void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AType, OutType>& call,
+                            unsigned threads, std::size_t begin, std::size_t end) {
+  validate_conv_call(call);
+  const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
+  // The cut depends on (conv, threads) alone: the one depthwise_conv2d_tile_count(conv, threads)
+  // counted.
+  const std::size_t band_rows = internal::thread_band_cut(d, threads).band_rows;
+  const std::size_t count = internal::band_tile_count(d, band_rows);
+  if (begin > end || end > count) {
+    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                          ") is out of range for threads = " + std::to_string(threads) +
+                          "; allowed: begin <= end <= " + std::to_string(count) +
+                          " (depthwise_conv2d_tile_count(conv, threads) with the same threads)");
+  }
+  for (std::size_t t = begin; t < end; ++t) internal::run_tile(d, call, t, band_rows);
+}
+
+template <class AType, class OutType>
 void depthwise_conv2d(const PackedDepthwiseConv2D& conv, const ConvCall<AType, OutType>& call) {
   depthwise_conv2d_tiles(conv, call, 0, depthwise_conv2d_tile_count(conv));
 }
@@ -527,15 +571,13 @@ void depthwise_conv2d_threaded(const PackedDepthwiseConv2D& conv, const ConvCall
                                unsigned threads) {
   validate_conv_call(call);
   const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
-  const std::uint64_t macs = std::uint64_t{d.geometry.batch} * d.window.out_h * d.window.out_w * d.out_channels * d.taps;
-  const std::size_t t = internal::threads_for_work(threads, macs);
   // Two or more threads: band heights chosen for them (thread_band_rows), one tile per range.
-  const std::size_t band_rows = t >= 2 ? internal::thread_band_rows(d, t) : d.band;
+  const internal::BandCut cut = internal::thread_band_cut(d, threads);
   const auto run_range = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) internal::run_tile(d, call, i, band_rows);
+    for (std::size_t i = begin; i < end; ++i) internal::run_tile(d, call, i, cut.band_rows);
   };
-  const std::size_t count = d.geometry.batch * ((d.window.out_h + band_rows - 1) / band_rows) * d.groups;
-  internal::run_ranges_threaded(count, count, t, run_range);
+  const std::size_t count = internal::band_tile_count(d, cut.band_rows);
+  internal::run_ranges_threaded(count, count, cut.threads, run_range);
 }
 
 template <class AType, class OutType>
@@ -551,6 +593,8 @@ void depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, RoundingC
   template void depthwise_conv2d<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&);           \
   template void depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&,      \
                                              std::size_t, std::size_t);                                \
+  template void depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&,      \
+                                             unsigned, std::size_t, std::size_t);                      \
   template void depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&, const ConvCall<A, O>&,   \
                                                 unsigned);                                             \
   template void depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore, AccumulatorSpec);

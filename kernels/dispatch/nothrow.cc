@@ -158,6 +158,12 @@ Status gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std
 }
 
 template <class AType, class OutType>
+Status gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads,
+                  std::size_t begin, std::size_t end) noexcept {
+  return guarded([&] { qparity::gemm_tiles(w, call, threads, begin, end); });
+}
+
+template <class AType, class OutType>
 Status gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call,
                      unsigned threads) noexcept {
   return guarded([&] { qparity::gemm_threaded(w, call, threads); });
@@ -178,6 +184,12 @@ template <class AType, class OutType>
 Status conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call,
                     std::size_t begin, std::size_t end) noexcept {
   return guarded([&] { qparity::conv2d_tiles(conv, call, begin, end); });
+}
+
+template <class AType, class OutType>
+Status conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call,
+                    unsigned threads, std::size_t begin, std::size_t end) noexcept {
+  return guarded([&] { qparity::conv2d_tiles(conv, call, threads, begin, end); });
 }
 
 template <class AType, class OutType>
@@ -206,6 +218,13 @@ Status depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv,
 }
 
 template <class AType, class OutType>
+Status depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv,
+                              const ConvCall<AType, OutType>& call, unsigned threads,
+                              std::size_t begin, std::size_t end) noexcept {
+  return guarded([&] { qparity::depthwise_conv2d_tiles(conv, call, threads, begin, end); });
+}
+
+template <class AType, class OutType>
 Status depthwise_conv2d_threaded(const PackedDepthwiseConv2D& conv,
                                  const ConvCall<AType, OutType>& call, unsigned threads) noexcept {
   return guarded([&] { qparity::depthwise_conv2d_threaded(conv, call, threads); });
@@ -221,12 +240,16 @@ Status depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, Roundin
   template Status gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&) noexcept;                \
   template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,       \
                                    std::size_t) noexcept;                                       \
+  template Status gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned,          \
+                                   std::size_t, std::size_t) noexcept;                          \
   template Status gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&,                 \
                                       unsigned) noexcept;                                       \
   template Status gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec) noexcept; \
   template Status conv2d<A, O>(const PackedConv2D&, const ConvCall<A, O>&) noexcept;            \
   template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, std::size_t,   \
                                      std::size_t) noexcept;                                     \
+  template Status conv2d_tiles<A, O>(const PackedConv2D&, const ConvCall<A, O>&, unsigned,      \
+                                     std::size_t, std::size_t) noexcept;                        \
   template Status conv2d_threaded<A, O>(const PackedConv2D&, const ConvCall<A, O>&,             \
                                         unsigned) noexcept;                                     \
   template Status conv2d<A, O>(const Conv2DProblem<A, O>&, RoundingCore,                        \
@@ -235,6 +258,9 @@ Status depthwise_conv2d(const DepthwiseConv2DProblem<AType, OutType>& p, Roundin
                                          const ConvCall<A, O>&) noexcept;                       \
   template Status depthwise_conv2d_tiles<A, O>(                                                 \
       const PackedDepthwiseConv2D&, const ConvCall<A, O>&, std::size_t, std::size_t) noexcept;  \
+  template Status depthwise_conv2d_tiles<A, O>(const PackedDepthwiseConv2D&,                    \
+                                               const ConvCall<A, O>&, unsigned, std::size_t,    \
+                                               std::size_t) noexcept;                           \
   template Status depthwise_conv2d_threaded<A, O>(const PackedDepthwiseConv2D&,                 \
                                                   const ConvCall<A, O>&, unsigned) noexcept;    \
   template Status depthwise_conv2d<A, O>(const DepthwiseConv2DProblem<A, O>&, RoundingCore,     \

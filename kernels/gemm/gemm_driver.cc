@@ -36,6 +36,28 @@ std::size_t gemm_tile_count(const PackedGemm& w, std::size_t m) {
   return internal::gemm_tile_count(internal::packed_data(w), m);
 }
 
+std::size_t gemm_tile_count(const PackedGemm& w, std::size_t m, unsigned threads) {
+  const internal::PackedGemmData& d = internal::packed_data(w);
+  return internal::gemm_tile_count(d, m, internal::thread_cut(d, m, d.k, 1, threads).row_blocks);
+}
+
+namespace internal {
+namespace {
+
+/// Runs tiles [begin, end) of a validated call, the tiles of `rb`.
+template <class AType, class OutType>
+void run_call_tiles(const PackedGemmData& d, const GemmCall<AType, OutType>& call,
+                    std::size_t begin, std::size_t end, RowBlocks rb) {
+  AOperand<AType> a;
+  a.a = call.a;
+  a.lda = call.a_row_stride ? call.a_row_stride : d.k;
+  const std::size_t ldc = call.c_row_stride ? call.c_row_stride : d.n;
+  gemm_run_tiles(d, a, call.m, call.a_zero_point, call.output, call.c, ldc, begin, end, rb);
+}
+
+}  // namespace
+}  // namespace internal
+
 template <class AType, class OutType>
 void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::size_t begin,
                 std::size_t end) {
@@ -47,11 +69,26 @@ void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::
                           std::to_string(end) + ") is out of range; allowed: begin <= end <= " +
                           std::to_string(count) + " (gemm_tile_count)");
   }
-  internal::AOperand<AType> a;
-  a.a = call.a;
-  a.lda = call.a_row_stride ? call.a_row_stride : d.k;
-  const std::size_t ldc = call.c_row_stride ? call.c_row_stride : d.n;
-  internal::gemm_run_tiles(d, a, call.m, call.a_zero_point, call.output, call.c, ldc, begin, end);
+  internal::run_call_tiles(d, call, begin, end, internal::RowBlocks{});
+}
+
+template <class AType, class OutType>
+void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads,
+                std::size_t begin, std::size_t end) {
+  const internal::PackedGemmData& d = internal::packed_data(w);
+  internal::validate_call(d, call);
+  // The cut depends on (w, call.m, threads) alone, so it is the one gemm_tile_count(w, m, threads)
+  // counted; a range past its end most likely comes from a count taken with other threads or m.
+  const internal::RowBlocks rb = internal::thread_cut(d, call.m, d.k, 1, threads).row_blocks;
+  const std::size_t count = internal::gemm_tile_count(d, call.m, rb);
+  if (begin > end || end > count) {
+    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
+                          std::to_string(end) + ") is out of range for m = " +
+                          std::to_string(call.m) + ", threads = " + std::to_string(threads) +
+                          "; allowed: begin <= end <= " + std::to_string(count) +
+                          " (gemm_tile_count(w, m, threads) with the same m and threads)");
+  }
+  internal::run_call_tiles(d, call, begin, end, rb);
 }
 
 template <class AType, class OutType>
@@ -63,19 +100,13 @@ template <class AType, class OutType>
 void gemm_threaded(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsigned threads) {
   const internal::PackedGemmData& d = internal::packed_data(w);
   internal::validate_call(d, call);
-  const std::uint64_t macs = std::uint64_t{call.m} * d.n * d.k;
-  const std::size_t t = internal::threads_for_work(threads, macs);
   // Two or more threads: row blocks cut for them (gemm_thread_split.h), one tile per range.
-  const internal::RowBlocks rb = internal::thread_row_blocks(d, call.m, d.k, 1, t);
-  internal::AOperand<AType> a;
-  a.a = call.a;
-  a.lda = call.a_row_stride ? call.a_row_stride : d.k;
-  const std::size_t ldc = call.c_row_stride ? call.c_row_stride : d.n;
+  const internal::ThreadCut cut = internal::thread_cut(d, call.m, d.k, 1, threads);
   const auto run_range = [&](std::size_t begin, std::size_t end) {
-    internal::gemm_run_tiles(d, a, call.m, call.a_zero_point, call.output, call.c, ldc, begin, end, rb);
+    internal::run_call_tiles(d, call, begin, end, cut.row_blocks);
   };
-  const std::size_t count = internal::gemm_tile_count(d, call.m, rb);
-  internal::run_ranges_threaded(count, count, t, run_range);
+  const std::size_t count = internal::gemm_tile_count(d, call.m, cut.row_blocks);
+  internal::run_ranges_threaded(count, count, cut.threads, run_range);
 }
 
 template <class AType, class OutType>
@@ -89,6 +120,8 @@ void gemm(const GemmProblem<AType, OutType>& g, RoundingCore core, AccumulatorSp
 #define QPARITY_GEMM_INSTANTIATE(A, O)                                                         \
   template void gemm<A, O>(const PackedGemm&, const GemmCall<A, O>&);                          \
   template void gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, std::size_t,         \
+                                 std::size_t);                                                  \
+  template void gemm_tiles<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned, std::size_t, \
                                  std::size_t);                                                  \
   template void gemm_threaded<A, O>(const PackedGemm&, const GemmCall<A, O>&, unsigned);        \
   template void gemm<A, O>(const GemmProblem<A, O>&, RoundingCore, AccumulatorSpec);

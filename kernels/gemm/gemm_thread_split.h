@@ -1,5 +1,5 @@
-// INTERNAL: how gemm_threaded and conv2d_threaded cut a run into tiles for t threads. Not
-// installed.
+// INTERNAL: how gemm_threaded and conv2d_threaded cut a run into tiles for t threads, and the
+// tile API's threaded forms (gemm_tile_count(w, m, threads) & co.) with them. Not installed.
 //
 // Why the threaded entry points do not take the tile API's tiles (row blocks of mc rows): with few
 // row blocks the shares are unequal. 256 x 256 x 256 has three (96, 96, 64 rows): one thread runs
@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/dispatch/run_tiles_threaded.h"
 #include "kernels/gemm/gemm_driver.h"
 #include "kernels/gemm/packed_gemm_data.h"
 
@@ -127,6 +128,25 @@ inline RowBlocks thread_row_blocks(const PackedGemmData& d, std::size_t m, std::
   const RowBlocks rb = choose_thread_row_blocks(bk, m, d.n, k, groups, t);
   cache[next++ % 16] = Entry{m, d.n, groups, t, bk.kernel->mr, bk.mc, bk.nc, k, rb};
   return rb;
+}
+
+/// A run cut for the threads it was asked for: how many threads it uses and its row blocks.
+struct ThreadCut {
+  std::size_t threads = 1;
+  RowBlocks row_blocks;
+};
+
+/// The cut of a run of m rows x d.n columns with K = k (x `groups` GEMMs of that shape) asked for
+/// `threads` threads (0: hardware_concurrency()): threads_for_work's count (1 for work too small
+/// to split), then thread_row_blocks for it. gemm_threaded, conv2d_threaded and the tile API's
+/// threaded forms all take it from here, so that an engine's own pool of T threads gets tile for
+/// tile the partition the built-in entry point runs with T.
+inline ThreadCut thread_cut(const PackedGemmData& d, std::size_t m, std::uint64_t k,
+                            std::size_t groups, unsigned threads) {
+  ThreadCut cut;
+  cut.threads = threads_for_work(threads, std::uint64_t{m} * d.n * k * groups);
+  cut.row_blocks = thread_row_blocks(d, m, k, groups, cut.threads);
+  return cut;
 }
 
 }  // namespace internal

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -396,6 +397,62 @@ TEST(Conv2DTiles, AnySplitAndThreadCountGivesTheSameBits) {
   });
 }
 
+// Tiles cut for a number of threads (conv2d_tile_count(conv, threads)): every partition of them,
+// on one thread or several, gives the bits of conv2d(), for 1, 3, 17, 63 and 256 output pixels, on
+// a 1x1 GEMM and a grouped implicit GEMM (tiles cross the group boundary); threads = 1 is the
+// default tiles. Under the pool's threshold and with it forced to 0, where every count is cut.
+TEST(Conv2DTiles, CutForThreadsGivesTheBitsOfConv2D) {
+  std::mt19937 rng(19);
+  qparity_test::for_each_supported_isa([&](Isa isa) {
+    bool cut_differs = false;  // some count is not the default one: the cut is exercised
+    for (const std::size_t m : {1u, 3u, 17u, 63u, 256u}) {
+      const std::size_t h = m == 256 ? 16 : m, w = m == 256 ? 16 : 1;
+      const Conv2DGeometry geos[] = {
+          geometry(1, h, w, 24, 80, 1, window(1, 1, 1, 1, 1, 1, Padding::kValid)),
+          geometry(1, h, w, 16, 96, 2, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
+      };
+      for (const Conv2DGeometry& g : geos) {
+        const RoundingCore core = m % 2 ? RoundingCore::kDoubleRoundingAwayFromZero : RoundingCore::kFloat32;
+        const auto c = make_case<std::int8_t, std::int8_t>(rng, core, g, Fill::kRandom);
+        const PackedConv2D conv(isa, c.geo, c.weights(), core);
+        std::vector<std::int8_t> whole, out;
+        conv2d(conv, c.call(whole));
+        const auto call = c.call(out);
+        for (const bool forced : {false, true}) {
+          const std::uint64_t previous =
+              internal::set_min_parallel_macs(forced ? 0 : internal::kDefaultMinParallelMacs);
+          for (const unsigned t : {1u, 2u, 3u, 7u}) {
+            const std::string what = std::string(to_string(isa)) + " " + describe(g) + " threads " +
+                                     std::to_string(t) + (forced ? " (threshold 0)" : "");
+            const std::size_t count = conv2d_tile_count(conv, t);
+            ASSERT_GE(count, 1u) << what;
+            cut_differs = cut_differs || count != conv2d_tile_count(conv);
+            if (t == 1) {
+              EXPECT_EQ(count, conv2d_tile_count(conv)) << what;
+            }
+            std::fill(out.begin(), out.end(), std::int8_t{0});
+            for (std::size_t i = count; i > 0; --i) conv2d_tiles(conv, call, t, i - 1, i);
+            EXPECT_EQ(out, whole) << what << " (one tile at a time, reversed)";
+            std::fill(out.begin(), out.end(), std::int8_t{0});
+            conv2d_tiles(conv, call, t, count / 2, count);
+            conv2d_tiles(conv, call, t, 0, count / 2);
+            EXPECT_EQ(out, whole) << what << " (halves)";
+            std::fill(out.begin(), out.end(), std::int8_t{0});
+            std::vector<std::thread> pool;
+            for (unsigned i = 0; i < t; ++i) {
+              pool.emplace_back([&, i] { conv2d_tiles(conv, call, t, count * i / t, count * (i + 1) / t); });
+            }
+            for (std::thread& th : pool) th.join();
+            EXPECT_EQ(out, whole) << what << " (" << t << " threads, contiguous shares)";
+          }
+          internal::set_min_parallel_macs(previous);
+        }
+      }
+    }
+    EXPECT_TRUE(cut_differs) << to_string(isa);
+  });
+}
+
 // The one-shot entries (active ISA) and the compile-time selection.
 TEST(Conv2DOneShot, EqualsTheReference) {
   std::mt19937 rng(12);
@@ -526,6 +583,22 @@ TEST(Conv2DBadInput, NamesTheParameter) {
   EXPECT_ERROR_NAMES(conv2d(conv, (ConvCall<std::int8_t, std::int8_t>{call.input, 0, OutputParams{0, -128, 300}, call.out})), "qmax");
   EXPECT_ERROR_NAMES(conv2d_tiles(conv, call, 0, conv2d_tile_count(conv) + 1), "tile range");
   EXPECT_ERROR_NAMES(conv2d_tiles(conv, call, 2, 1), "tile range");
+  // Tiles cut for some threads are numbered for those threads only: 16 x 16 x 64 -> 64 with a 3x3
+  // window has three default row blocks, and more cut for two threads.
+  {
+    const auto big = make_case<std::int8_t, std::int8_t>(
+        rng, core, geometry(1, 16, 16, 64, 64, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)), Fill::kRandom);
+    const PackedConv2D bconv(big.geo, big.weights(), core);
+    std::vector<std::int8_t> bout;
+    const auto bcall = big.call(bout);
+    const std::size_t two = conv2d_tile_count(bconv, 2), one = conv2d_tile_count(bconv, 1);
+    ASSERT_GT(two, one);
+    EXPECT_ERROR_NAMES(conv2d_tiles(bconv, bcall, 1, 0, two), "threads = 1");
+    EXPECT_ERROR_NAMES(conv2d_tiles(bconv, bcall, 1, 0, two), "<= " + std::to_string(one));
+    EXPECT_ERROR_NAMES(conv2d_tiles(bconv, bcall, 2, 0, two + 1), "threads = 2");
+    EXPECT_ERROR_NAMES(conv2d_tiles(bconv, bcall, 2, 2, 1), "tile range [2, 1)");
+    EXPECT_EQ(error_of([&] { conv2d_tiles(bconv, bcall, 2, 0, two); }), "(no error)");
+  }
   EXPECT_ERROR_NAMES(conv2d_threaded(conv, (ConvCall<std::int8_t, std::int8_t>{nullptr, 0, call.output, call.out}), 2), "input");
   Conv2DProblem<std::int8_t, std::int8_t> p = c.problem(out);
   p.geometry.out_channels = 5;

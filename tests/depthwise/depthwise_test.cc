@@ -356,6 +356,59 @@ TEST(Depthwise, TilesAndThreadsGiveTheSameBits) {
   }
 }
 
+// Tiles cut for a number of threads (depthwise_conv2d_tile_count(conv, threads)): every partition
+// of them, on one thread or several, gives the bits of depthwise_conv2d(), for 1, 3, 17, 63 and
+// 256 output rows (bands cut to other heights, the last one shorter); threads = 1 is the default
+// tiles. Under the pool's threshold and with it forced to 0, where every count is cut.
+TEST(Depthwise, TilesCutForThreadsGiveTheBitsOfOneCall) {
+  bool cut_differs = false;  // some count is not the default one: the cut is exercised
+  for (const std::size_t rows : {1u, 3u, 17u, 63u, 256u}) {
+    const Shape s{"cut", 1, rows, 5, 40, 1, 3, 3, 1, 1, 1, 1, Padding::kSame};
+    const RoundingCore core = rows % 2 ? RoundingCore::kDoubleRoundingAwayFromZero : RoundingCore::kFloat32;
+    const Layer<std::int8_t, std::int8_t> l =
+        make_layer<std::int8_t, std::int8_t>(geometry_of(s), core, static_cast<unsigned>(rows), 1);
+    std::vector<std::int8_t> expect, want, out;
+    reference::depthwise_conv2d(l.problem(expect), core, kInt32Accumulator);
+    const DepthwiseConv2DProblem<std::int8_t, std::int8_t> p = l.problem(want);
+    const ConvCall<std::int8_t, std::int8_t> call = l.problem(out).call;
+    qparity_test::for_each_supported_isa([&](Isa isa) {
+      const PackedDepthwiseConv2D conv(isa, p.geometry, p.weights, core);
+      depthwise_conv2d(conv, p.call);
+      EXPECT_EQ(describe_mismatch(expect, want), "") << to_string(isa) << " rows " << rows;
+      for (const bool forced : {false, true}) {
+        const std::uint64_t previous =
+            internal::set_min_parallel_macs(forced ? 0 : internal::kDefaultMinParallelMacs);
+        for (const unsigned t : {1u, 2u, 3u, 7u}) {
+          const std::string what = std::string(to_string(isa)) + " rows " + std::to_string(rows) +
+                                   " threads " + std::to_string(t) + (forced ? " (threshold 0)" : "");
+          const std::size_t count = depthwise_conv2d_tile_count(conv, t);
+          ASSERT_GE(count, 1u) << what;
+          cut_differs = cut_differs || count != depthwise_conv2d_tile_count(conv);
+          if (t == 1) {
+            EXPECT_EQ(count, depthwise_conv2d_tile_count(conv)) << what;
+          }
+          std::fill(out.begin(), out.end(), std::int8_t{0});
+          for (std::size_t i = count; i > 0; --i) depthwise_conv2d_tiles(conv, call, t, i - 1, i);
+          EXPECT_EQ(describe_mismatch(want, out), "") << what << " (one tile at a time, reversed)";
+          std::fill(out.begin(), out.end(), std::int8_t{0});
+          depthwise_conv2d_tiles(conv, call, t, count / 2, count);
+          depthwise_conv2d_tiles(conv, call, t, 0, count / 2);
+          EXPECT_EQ(describe_mismatch(want, out), "") << what << " (halves)";
+          std::fill(out.begin(), out.end(), std::int8_t{0});
+          std::vector<std::thread> pool;
+          for (unsigned i = 0; i < t; ++i) {
+            pool.emplace_back([&, i] { depthwise_conv2d_tiles(conv, call, t, count * i / t, count * (i + 1) / t); });
+          }
+          for (std::thread& th : pool) th.join();
+          EXPECT_EQ(describe_mismatch(want, out), "") << what << " (" << t << " threads, contiguous shares)";
+        }
+        internal::set_min_parallel_macs(previous);
+      }
+    });
+  }
+  EXPECT_TRUE(cut_differs);
+}
+
 TEST(Depthwise, OneShotAndCompileTimeEntriesMatchTheReference) {
   const Shape s{"one-shot", 1, 7, 8, 20, 2, 3, 3, 2, 2, 1, 1, Padding::kSame};
   const Layer<std::uint8_t, std::uint8_t> l =
@@ -569,6 +622,22 @@ TEST(DepthwiseBadInput, MessagesNameTheParameter) {
   const std::size_t count = depthwise_conv2d_tile_count(conv);
   expect_invalid([&] { depthwise_conv2d_tiles(conv, good, 0, count + 1); }, "tile range");
   expect_invalid([&] { depthwise_conv2d_tiles(conv, good, 1, 0); }, "tile range");
+  {
+    // Tiles cut for some threads are numbered for those threads only: 112 rows in bands of the
+    // packing's height split unevenly over two threads, so the cut for two has other bands.
+    const Layer<std::int8_t, std::int8_t> big = make_layer<std::int8_t, std::int8_t>(
+        geometry_of({"", 1, 112, 112, 32, 1, 3, 3, 1, 1, 1, 1, Padding::kSame}), core, 2, 1);
+    const PackedDepthwiseConv2D bconv(big.g, big.weights(), core);
+    std::vector<std::int8_t> bout;
+    const ConvCall<std::int8_t, std::int8_t> bcall = big.problem(bout).call;
+    const std::size_t two = depthwise_conv2d_tile_count(bconv, 2), one = depthwise_conv2d_tile_count(bconv, 1);
+    ASSERT_GT(two, one);
+    expect_invalid([&] { depthwise_conv2d_tiles(bconv, bcall, 1, 0, two); }, "threads = 1");
+    expect_invalid([&] { depthwise_conv2d_tiles(bconv, bcall, 1, 0, two); }, "<= " + std::to_string(one));
+    expect_invalid([&] { depthwise_conv2d_tiles(bconv, bcall, 2, 0, two + 1); }, "threads = 2");
+    expect_invalid([&] { depthwise_conv2d_tiles(bconv, bcall, 2, 2, 1); }, "tile range [2, 1)");
+    depthwise_conv2d_tiles(bconv, bcall, 2, 0, two);  // the right threads: no error
+  }
   std::vector<std::uint8_t> out_u8(l.out_size());
   const std::uint8_t in_u8[1] = {0};
   const ConvCall<std::uint8_t, std::uint8_t> u{in_u8, -1, full_range_output(OutputType::kUint8), out_u8.data()};

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "isa_coverage.h"
@@ -487,6 +488,59 @@ TEST(GemmTiles, AnySplitAndThreadCountGivesTheSameBits) {
   }
 }
 
+// Tiles cut for a number of threads (gemm_tile_count(w, m, threads)): every partition of them, on
+// one thread or several, gives the bits of gemm(), for row counts on the few-row kernel (1, 3), a
+// partial last MR block (17, 63) and several row blocks (256); threads = 1 is the default tiles.
+// Under the pool's threshold (small work) and with it forced to 0, where every count is cut.
+TEST(GemmTiles, CutForThreadsGivesTheBitsOfGemm) {
+  std::mt19937 rng(19);
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    bool cut_differs = false;  // some count is not the default one: the cut is exercised
+    for (const std::size_t m : {1u, 3u, 17u, 63u, 256u}) {
+      const RoundingCore core = m % 2 ? RoundingCore::kDoubleRoundingAwayFromZero : RoundingCore::kFloat32;
+      const auto c = make_case<std::int8_t, std::int8_t>(rng, core, m, 80, 70, Fill::kRandom);
+      std::vector<std::int8_t> whole, out;
+      const auto g = c.problem(whole);
+      const PackedGemm w(isa, weights_of(g), core);
+      gemm(w, call_of(g));
+      const auto call = call_of(c.problem(out));
+      for (const bool forced : {false, true}) {
+        const std::uint64_t previous = internal::set_min_parallel_macs(forced ? 0 : internal::kDefaultMinParallelMacs);
+        for (const unsigned t : {1u, 2u, 3u, 7u}) {
+          const std::string what = std::string(to_string(isa)) + " m " + std::to_string(m) + " threads " +
+                                   std::to_string(t) + (forced ? " (threshold 0)" : "");
+          const std::size_t count = gemm_tile_count(w, m, t);
+          ASSERT_GE(count, 1u) << what;
+          cut_differs = cut_differs || count != gemm_tile_count(w, m);
+          if (t == 1) {
+            EXPECT_EQ(count, gemm_tile_count(w, m)) << what;
+          }
+          // One tile at a time in reverse order: no tile relies on another.
+          std::fill(out.begin(), out.end(), std::int8_t{0x5a});  // as problem() leaves it
+          for (std::size_t i = count; i > 0; --i) gemm_tiles(w, call, t, i - 1, i);
+          EXPECT_EQ(out, whole) << what << " (one tile at a time, reversed)";
+          // Halves, the second first.
+          std::fill(out.begin(), out.end(), std::int8_t{0x5a});  // as problem() leaves it
+          gemm_tiles(w, call, t, count / 2, count);
+          gemm_tiles(w, call, t, 0, count / 2);
+          EXPECT_EQ(out, whole) << what << " (halves)";
+          // An engine's pool: t threads, each a contiguous share (as gemm_bench's external pool).
+          std::fill(out.begin(), out.end(), std::int8_t{0x5a});  // as problem() leaves it
+          std::vector<std::thread> pool;
+          for (unsigned i = 0; i < t; ++i) {
+            pool.emplace_back([&, i] { gemm_tiles(w, call, t, count * i / t, count * (i + 1) / t); });
+          }
+          for (std::thread& th : pool) th.join();
+          EXPECT_EQ(out, whole) << what << " (" << t << " threads, contiguous shares)";
+        }
+        internal::set_min_parallel_macs(previous);
+      }
+    }
+    EXPECT_TRUE(cut_differs) << to_string(isa);
+    qparity_test::note_isa_exercised(isa);
+  }
+}
+
 TEST(GemmProperty, RandomProblemsEqualTheReference) {
   rc::check([] {
     const RoundingCore core = kAllRoundingCores[*rc::gen::inRange(0, kNumRoundingCores)];
@@ -591,6 +645,29 @@ TEST(GemmBadInput, NamesTheParameter) {
   EXPECT_NE(error_of([&] { auto x = call; x.a_zero_point = 128; gemm(packed, x); }).find("a_zero_point"), std::string::npos);
   EXPECT_NE(error_of([&] { auto x = call; x.output.qmax = 300; gemm(packed, x); }).find("qmax"), std::string::npos);
   EXPECT_NE(error_of([&] { gemm_tiles(packed, call, 0, 99); }).find("tile range"), std::string::npos);
+  // Tiles cut for some threads are numbered for those threads (and that m) only.
+  EXPECT_NE(error_of([&] { gemm_tiles(packed, call, 2, 0, 99); }).find("threads = 2"), std::string::npos);
+  EXPECT_NE(error_of([&] { gemm_tiles(packed, call, 2, 1, 0); }).find("tile range [1, 0)"), std::string::npos);
+  EXPECT_NE(error_of([&] { auto x = call; x.m = 0; gemm_tiles(packed, x, 2, 0, 0); }).find("m"), std::string::npos);
+  {
+    // 256 x 256 x 256: the cut for two threads has more tiles than the default (one thread's:
+    // three row blocks, of which one of two threads would run two).
+    std::vector<std::int8_t> big_b(256 * 256, 1), big_a(256 * 256, 0), big_c(256 * 256, 0);
+    GemmWeights bw = w;
+    bw.n = bw.k = 256;
+    bw.b = big_b.data();
+    const PackedGemm big(bw, core);
+    const GemmCall<std::int8_t, std::int8_t> bc{256, big_a.data(), 0, 0, full_range_output(OutputType::kInt8), big_c.data(), 0};
+    const std::size_t two = gemm_tile_count(big, 256, 2), one = gemm_tile_count(big, 256, 1);
+    ASSERT_GT(two, one);
+    const std::string e = error_of([&] { gemm_tiles(big, bc, 1, 0, two); });
+    EXPECT_NE(e.find("threads = 1"), std::string::npos) << e;
+    EXPECT_NE(e.find("m = 256"), std::string::npos) << e;
+    EXPECT_NE(e.find("<= " + std::to_string(one)), std::string::npos) << e;
+    const std::string e2 = error_of([&] { auto x = bc; x.m = 20; gemm_tiles(big, x, 2, 0, two); });
+    EXPECT_NE(e2.find("m = 20"), std::string::npos) << e2;
+    EXPECT_EQ(error_of([&] { gemm_tiles(big, bc, 2, 0, two); }), "(no error)");
+  }
   EXPECT_EQ(error_of([&] { gemm(packed, call); }), "(no error)");
   EXPECT_EQ(gemm_tile_count(packed, 0), 0u);  // no rows, no tiles (and no division by zero)
   for (Isa isa : all_isas()) {

@@ -305,6 +305,12 @@ TEST(NothrowGemm, ValidCallsGiveTheThrowingCallsBits) {
   EXPECT_EQ(got, want);
 
   got.assign(size, 0);
+  const std::size_t cut = gemm_tile_count(*p, g.m, 2);
+  EXPECT_OK(nothrow::gemm_tiles(*p, g.call(got.data()), 2, cut / 2, cut));
+  EXPECT_OK(nothrow::gemm_tiles(*p, g.call(got.data()), 2, 0, cut / 2));
+  EXPECT_EQ(got, want);
+
+  got.assign(size, 0);
   EXPECT_OK(nothrow::gemm_threaded(*p, g.call(got.data()), 2));
   EXPECT_EQ(got, want);
 
@@ -374,6 +380,10 @@ TEST(NothrowGemm, BadInputGivesTheExceptionsCodeAndMessage) {
   expect_same_error(nothrow::gemm_tiles(packed, g.call(out.data()), 0, tiles + 1),
                     StatusCode::kInvalidArgument,
                     [&] { gemm_tiles(packed, g.call(out.data()), 0, tiles + 1); });
+  const std::size_t cut = gemm_tile_count(packed, g.m, 2);
+  expect_same_error(nothrow::gemm_tiles(packed, g.call(out.data()), 2, 0, cut + 1),
+                    StatusCode::kInvalidArgument,
+                    [&] { gemm_tiles(packed, g.call(out.data()), 2, 0, cut + 1); });
   // One-shot with m = 0.
   auto problem = g.problem(out.data());
   problem.m = 0;
@@ -488,6 +498,12 @@ TEST(NothrowConv2D, ValidCallsGiveTheThrowingCallsBits) {
   EXPECT_EQ(got, want);
 
   got.assign(size, 0);
+  const std::size_t cut = conv2d_tile_count(*p, 2);
+  EXPECT_OK(nothrow::conv2d_tiles(*p, c.call(got.data()), 2, cut / 2, cut));
+  EXPECT_OK(nothrow::conv2d_tiles(*p, c.call(got.data()), 2, 0, cut / 2));
+  EXPECT_EQ(got, want);
+
+  got.assign(size, 0);
   EXPECT_OK(nothrow::conv2d_threaded(*p, c.call(got.data()), 3));
   EXPECT_EQ(got, want);
 
@@ -549,6 +565,10 @@ TEST(NothrowConv2D, BadInputGivesTheExceptionsCodeAndMessage) {
   expect_same_error(nothrow::conv2d_tiles(packed, c.call(out.data()), 0, tiles + 1),
                     StatusCode::kInvalidArgument,
                     [&] { conv2d_tiles(packed, c.call(out.data()), 0, tiles + 1); });
+  const std::size_t cut = conv2d_tile_count(packed, 2);
+  expect_same_error(nothrow::conv2d_tiles(packed, c.call(out.data()), 2, 0, cut + 1),
+                    StatusCode::kInvalidArgument,
+                    [&] { conv2d_tiles(packed, c.call(out.data()), 2, 0, cut + 1); });
 }
 
 TEST(NothrowDepthwiseConv2D, ValidCallsGiveTheThrowingCallsBits) {
@@ -569,6 +589,12 @@ TEST(NothrowDepthwiseConv2D, ValidCallsGiveTheThrowingCallsBits) {
   const std::size_t tiles = depthwise_conv2d_tile_count(*p);
   EXPECT_OK(nothrow::depthwise_conv2d_tiles(*p, c.call(got.data()), 0, tiles / 2));
   EXPECT_OK(nothrow::depthwise_conv2d_tiles(*p, c.call(got.data()), tiles / 2, tiles));
+  EXPECT_EQ(got, want);
+
+  got.assign(size, 0);
+  const std::size_t cut = depthwise_conv2d_tile_count(*p, 2);
+  EXPECT_OK(nothrow::depthwise_conv2d_tiles(*p, c.call(got.data()), 2, cut / 2, cut));
+  EXPECT_OK(nothrow::depthwise_conv2d_tiles(*p, c.call(got.data()), 2, 0, cut / 2));
   EXPECT_EQ(got, want);
 
   got.assign(size, 0);
@@ -636,6 +662,10 @@ TEST(NothrowDepthwiseConv2D, BadInputGivesTheExceptionsCodeAndMessage) {
   expect_same_error(nothrow::depthwise_conv2d_tiles(packed, c.call(out.data()), tiles, tiles + 1),
                     StatusCode::kInvalidArgument,
                     [&] { depthwise_conv2d_tiles(packed, c.call(out.data()), tiles, tiles + 1); });
+  const std::size_t cut = depthwise_conv2d_tile_count(packed, 2);
+  expect_same_error(nothrow::depthwise_conv2d_tiles(packed, c.call(out.data()), 2, cut, cut + 1),
+                    StatusCode::kInvalidArgument,
+                    [&] { depthwise_conv2d_tiles(packed, c.call(out.data()), 2, cut, cut + 1); });
 }
 
 TEST(NothrowConv2D, AllocationFailureIsOutOfMemory) {
