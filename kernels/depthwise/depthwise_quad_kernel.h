@@ -78,6 +78,23 @@ inline DwEpilogueVariant pack_epilogue(RoundingCore core, const RequantParams* p
       v.high &= q.s >= 32;
     }
   }
+  if (!is_float && int_form(core) == IntForm::kSignedOffset && v.high) {
+    // DR-AZ in the high-half mode runs requantize_x86.h's dr_az_doubled_core: 2M, 2c + 2^31
+    // (c + 2^30 doubled), R = h + 1, and 2M + 1 per lane in the n words (unused by that core).
+    for (std::size_t b = 0; b < blocks; ++b) {
+      std::int64_t* blk = out + b * kEpilogueWords;
+      for (std::size_t l = 0; l < kQuadLanes; ++l) {
+        const std::size_t half = (l % 2) * 8 + l / 2;
+        const std::int64_t m = blk[half];
+        std::int32_t h;
+        std::memcpy(&h, reinterpret_cast<unsigned char*>(blk) + 72 * 8 + 4 * l, sizeof h);
+        put(blk, 72 * 8 + 4 * l, h + 1);
+        put(blk, 32 * 8 + 4 * l, static_cast<std::uint32_t>(2 * m + 1));
+      }
+      for (std::size_t w = 0; w < 16; ++w) blk[w] = 2 * blk[w];
+      for (std::size_t w = 16; w < 32; ++w) blk[w] = 2 * blk[w] + (std::int64_t{1} << 31);
+    }
+  }
   return v;
 }
 
@@ -98,7 +115,11 @@ struct IntEpilogue {
     r.off = Ops::set1_64(kDrOffset);
     r.ones = Ops::set1_64(-1);
     r.odd = Ops::odd_mask();
-    if (kForm == IntForm::kSignedOffset) fold_dr_offset(r);
+    if constexpr (kForm == IntForm::kSignedOffset && kHigh) {
+      r.k = Ops::load(b + 32);  // 2M + 1 (pack_epilogue)
+    } else if constexpr (kForm == IntForm::kSignedOffset) {
+      fold_dr_offset(r);
+    }
     return r;
   }
   /// The high-half mode bounds |y| below 2^31 - 2^16 (see the GEMM's EpiloguePlan::fused_saturated),
@@ -107,11 +128,14 @@ struct IntEpilogue {
   QPARITY_SIMD_INLINE I apply(I x, const Regs& r) const { return finish(core(x, r), o); }
   QPARITY_SIMD_INLINE I core(I x, const Regs& r) const {
     // The GEMM epilogue's choices (gemm_epilogue_x86.h epilogue_int_core): DR-AZ through
-    // requantize_x86.h's masked_signed_core (c_e, c_o hold its folded 2^30, see regs()), the others
+    // requantize_x86.h's dr_az_doubled_core in the high-half mode, else masked_signed_core (c_e,
+    // c_o hold its folded 2^30, see regs()), the others
     // through validated_int_core, SR-AZ and TRUNC there through symmetric_core (10 instructions
     // per vector in the high-half mode against masked_signed_core's 11): the weights' parameters
     // are validated (validate_conv_weights), so every multiplier is >= 0.
-    if constexpr (kForm == IntForm::kSignedOffset) {
+    if constexpr (kForm == IntForm::kSignedOffset && kHigh) {
+      return dr_az_doubled_core<kPre>(x, r);  // (its registers: pack_epilogue)
+    } else if constexpr (kForm == IntForm::kSignedOffset) {
       return masked_signed_core<kForm, kPre, kHigh>(x, r);
     }
     return validated_int_core<kForm, kPre, kHigh, false>(x, r);

@@ -5,7 +5,8 @@
 //
 // Plan layout, per vector of kW output channels: the 11 registers of IntRegs (m_e, m_o, c_e, c_o,
 // n_e, n_o, s_e, s_o, l, k, h), or for the float cores scale, bias, post_scale (3 registers), as
-// IntSoA / FloatSoA::at() would load them. The plan is built with IntSoA / FloatSoA::fill, block of
+// IntSoA / FloatSoA::at() would load them (DR-AZ in the high-half mode on AVX-512: rewritten for
+// dr_az_doubled_core, see build_plan_with). The plan is built with IntSoA / FloatSoA::fill, block of
 // kBlock channels by block, so the registers are exactly the separate pass's; the register form
 // (core form, pre-shift, high-half mode) is chosen once for all channels:
 //   pre  = any block needs the pre-shift (a shift by 0 is exact for the others),
@@ -127,24 +128,29 @@ QPARITY_SIMD_INLINE BlockVectors<Out, Load, Core, kSaturated> block_vectors(cons
 }
 
 /// The registers of one vector of channels as kForm's core takes them.
-template <IntForm kForm>
+template <IntForm kForm, bool kHigh>
 QPARITY_SIMD_INLINE IntRegs load_int_regs_for(const std::uint8_t* p) {
   IntRegs r = load_int_regs(p);
 #if QPARITY_X86_VECTOR_BITS == 512
-  if constexpr (kForm == IntForm::kSignedOffset) fold_dr_offset(r);
+  if constexpr (kForm == IntForm::kSignedOffset && !kHigh) fold_dr_offset(r);
 #endif
   return r;
 }
 
-/// DR-AZ on AVX-512 runs masked_signed_core (requantize_x86.h: a compare into a mask and a masked
-/// add; its 2^30 folded into the bias when a column's registers are loaded, once for all the rows
-/// of a block): 11 instructions per vector instead of 13. The other cores run validated_int_core
+/// DR-AZ on AVX-512 runs dr_az_doubled_core in the high-half mode (requantize_x86.h: an unsigned
+/// product by 2M, one sign mask of x', a masked subtraction and a logical / arithmetic shift pair;
+/// 10 instructions per vector; its registers are written into the plan by build_plan_with), else
+/// masked_signed_core (a compare into a mask and a masked add; its 2^30 folded into the bias when
+/// a column's registers are loaded, once for all the rows of a block): 11 instructions per vector
+/// instead of int_core's 13. The other cores run validated_int_core
 /// (the weights' parameters are validated), SR-AZ and TRUNC through symmetric_core. Same bits as
 /// the separate requantization pass.
 template <IntForm kForm, bool kPre, bool kHigh>
 QPARITY_SIMD_INLINE I epilogue_int_core(I x, const IntRegs& r) {
 #if QPARITY_X86_VECTOR_BITS == 512
-  if constexpr (kForm == IntForm::kSignedOffset) {
+  if constexpr (kForm == IntForm::kSignedOffset && kHigh) {
+    return dr_az_doubled_core<kPre>(x, r);  // the plan holds its registers (build_plan_with)
+  } else if constexpr (kForm == IntForm::kSignedOffset) {
     return masked_signed_core<kForm, kPre, kHigh>(x, r);
   }
 #endif
@@ -155,7 +161,7 @@ template <class Out, IntForm kForm, bool kPre, bool kHigh, bool kSaturated = fal
 QPARITY_SIMD_INLINE auto int_vectors(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
   static_assert(!kSaturated || kHigh, "the saturating output stage relies on the high-half bound");
   return block_vectors<kSaturated>(
-      a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs_for<kForm>(p); },
+      a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs_for<kForm, kHigh>(p); },
       [](I x, const IntRegs& r) { return epilogue_int_core<kForm, kPre, kHigh>(x, r); });
 }
 
@@ -196,7 +202,7 @@ QPARITY_SIMD_INLINE auto float_vectors(const EpilogueArgs& a, Out* dst, std::siz
 
 template <class Out, IntForm kForm, bool kPre, bool kHigh>
 void int_block(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
-  run_block(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs_for<kForm>(p); },
+  run_block(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs_for<kForm, kHigh>(p); },
             [](I x, const IntRegs& r) { return epilogue_int_core<kForm, kPre, kHigh>(x, r); });
 }
 
@@ -273,6 +279,15 @@ inline bool build_plan_with(RoundingCore core, const RequantParams* params, std:
     }
   }
   if (!Ops::kHasSra64 && any_high && !high) return false;  // mixed bias forms (see the top)
+#if QPARITY_X86_VECTOR_BITS == 512
+  // DR-AZ in the high-half mode runs dr_az_doubled_core, whose registers replace the plan's.
+  if (int_form(core) == IntForm::kSignedOffset && high) {
+    for (std::size_t i = 0; i < count; i += kW) {
+      std::uint8_t* v = dst + (i / kW) * kVecBytes;
+      store_int_regs(v, dr_az_doubled_regs(load_int_regs(v)));
+    }
+  }
+#endif
   with_int_variant<Ops::kHasVarShift32>(int_form(core), pre, high, set_int);
   return true;
 }
