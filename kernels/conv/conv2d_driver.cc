@@ -8,6 +8,7 @@
 #include "kernels/support/packed_access.h"
 #include "kernels/conv/packed_conv2d_data.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
+#include "kernels/dispatch/tile_range.h"
 #include "kernels/gemm/gemm_driver.h"
 #include "kernels/gemm/gemm_thread_split.h"
 #include "qparity/conv2d.h"
@@ -81,11 +82,7 @@ void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call
                   std::size_t end) {
   validate_conv_call(call);
   const std::size_t count = conv2d_tile_count(conv);
-  if (begin > end || end > count) {
-    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
-                          std::to_string(end) + ") is out of range; allowed: begin <= end <= " +
-                          std::to_string(count) + " (conv2d_tile_count)");
-  }
+  internal::check_tile_range(begin, end, count, "conv2d_tile_count");
   internal::run_conv_tiles(internal::packed_data(conv), call, begin, end);
 }
 
@@ -97,13 +94,9 @@ void conv2d_tiles(const PackedConv2D& conv, const ConvCall<AType, OutType>& call
   // The cut depends on (conv, threads) alone: the one conv2d_tile_count(conv, threads) counted.
   const internal::RowBlocks rb = internal::conv_thread_cut(d, threads).row_blocks;
   const std::size_t count = internal::conv_tile_count(d, rb);
-  if (begin > end || end > count) {
-    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
-                          std::to_string(end) + ") is out of range for threads = " +
-                          std::to_string(threads) + "; allowed: begin <= end <= " +
-                          std::to_string(count) +
-                          " (conv2d_tile_count(conv, threads) with the same threads)");
-  }
+  internal::check_tile_range(begin, end, count,
+                             "conv2d_tile_count(conv, threads) with the same threads",
+                             [&] { return " for threads = " + std::to_string(threads); });
   internal::run_conv_tiles(d, call, begin, end, rb);
 }
 

@@ -27,6 +27,7 @@
 #include "kernels/support/packed_access.h"
 #include "kernels/depthwise/packed_depthwise_conv2d_data.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
+#include "kernels/dispatch/tile_range.h"
 #include "qparity/depthwise_conv2d.h"
 #include "qparity/error.h"
 #include "qparity/policies.h"
@@ -534,11 +535,7 @@ void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AT
                             std::size_t begin, std::size_t end) {
   validate_conv_call(call);
   const std::size_t count = depthwise_conv2d_tile_count(conv);
-  if (begin > end || end > count) {
-    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " + std::to_string(end) +
-                          ") is out of range; allowed: begin <= end <= " + std::to_string(count) +
-                          " (depthwise_conv2d_tile_count)");
-  }
+  internal::check_tile_range(begin, end, count, "depthwise_conv2d_tile_count");
   const internal::PackedDepthwiseConv2DData& d = internal::packed_data(conv);
   for (std::size_t t = begin; t < end; ++t) internal::run_tile(d, call, t, d.band);
 }
@@ -552,12 +549,9 @@ void depthwise_conv2d_tiles(const PackedDepthwiseConv2D& conv, const ConvCall<AT
   // counted.
   const std::size_t band_rows = internal::thread_band_cut(d, threads).band_rows;
   const std::size_t count = internal::band_tile_count(d, band_rows);
-  if (begin > end || end > count) {
-    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " + std::to_string(end) +
-                          ") is out of range for threads = " + std::to_string(threads) +
-                          "; allowed: begin <= end <= " + std::to_string(count) +
-                          " (depthwise_conv2d_tile_count(conv, threads) with the same threads)");
-  }
+  internal::check_tile_range(begin, end, count,
+                             "depthwise_conv2d_tile_count(conv, threads) with the same threads",
+                             [&] { return " for threads = " + std::to_string(threads); });
   for (std::size_t t = begin; t < end; ++t) internal::run_tile(d, call, t, band_rows);
 }
 

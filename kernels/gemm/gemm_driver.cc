@@ -5,6 +5,7 @@
 
 #include "kernels/support/packed_access.h"
 #include "kernels/dispatch/run_tiles_threaded.h"
+#include "kernels/dispatch/tile_range.h"
 #include "kernels/gemm/gemm_driver.h"
 #include "kernels/gemm/gemm_thread_split.h"
 #include "kernels/gemm/packed_gemm_data.h"
@@ -64,11 +65,7 @@ void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, std::
   const internal::PackedGemmData& d = internal::packed_data(w);
   internal::validate_call(d, call);
   const std::size_t count = gemm_tile_count(w, call.m);
-  if (begin > end || end > count) {
-    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
-                          std::to_string(end) + ") is out of range; allowed: begin <= end <= " +
-                          std::to_string(count) + " (gemm_tile_count)");
-  }
+  internal::check_tile_range(begin, end, count, "gemm_tile_count");
   internal::run_call_tiles(d, call, begin, end, internal::RowBlocks{});
 }
 
@@ -81,13 +78,10 @@ void gemm_tiles(const PackedGemm& w, const GemmCall<AType, OutType>& call, unsig
   // counted; a range past its end most likely comes from a count taken with other threads or m.
   const internal::RowBlocks rb = internal::thread_cut(d, call.m, d.k, 1, threads).row_blocks;
   const std::size_t count = internal::gemm_tile_count(d, call.m, rb);
-  if (begin > end || end > count) {
-    throw InvalidArgument("qparity: tile range [" + std::to_string(begin) + ", " +
-                          std::to_string(end) + ") is out of range for m = " +
-                          std::to_string(call.m) + ", threads = " + std::to_string(threads) +
-                          "; allowed: begin <= end <= " + std::to_string(count) +
-                          " (gemm_tile_count(w, m, threads) with the same m and threads)");
-  }
+  internal::check_tile_range(
+      begin, end, count, "gemm_tile_count(w, m, threads) with the same m and threads", [&] {
+        return " for m = " + std::to_string(call.m) + ", threads = " + std::to_string(threads);
+      });
   internal::run_call_tiles(d, call, begin, end, rb);
 }
 
