@@ -48,9 +48,6 @@ void for_grid(OutputType t, const std::function<void(int, int)>& f) {
   }
 }
 
-const A kTfliteLike[] = {A::kTfliteDouble, A::kTfliteSingle, A::kTfliteMicroDouble,
-                         A::kTfliteMicroSingle, A::kTfliteNeon, A::kTfliteNeonScalarBroadcast};
-
 // ------------------------------------------------------------------------------------------------
 // Names
 // ------------------------------------------------------------------------------------------------
