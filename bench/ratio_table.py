@@ -2,7 +2,7 @@
 """Prints issue 19's ratio table: qparity against its peer on this CPU, in one command.
 
     /usr/bin/python3 bench/ratio_table.py [--build build] [--repetitions 3] [--min-time 0.1]
-                                          [--cores DR-AZ,F32] [--every-mnv2-layer]
+                                          [--cores DR-AZ,F32] [--every-mnv2-layer] [--isa avx2]
                                           [--save DIR | --load DIR]
 
 Runs peak_bench, gemm_bench and conv_bench from the build directory (Google Benchmark JSON, medians
@@ -14,9 +14,13 @@ over every row instead of hitting a few), then prints:
   * the instruction limits (peak_bench) and, for the large GEMMs, the fraction of the limit of the
     ISA's dot-product instruction that each rounding core reaches;
   * per GEMM shape and per conv layer, one thread: qparity / peer for every rounding core, where
-    ratio = qparity GOPS / peer GOPS (> 1: qparity is faster). The peer is oneDNN where its int8
-    row ran (the benches refuse to time an implementation whose output differs from its exact
-    reference arithmetic, so a row that ran is exact), else XNNPACK; both lines are printed;
+    ratio = qparity GOPS / peer GOPS (> 1: qparity is faster). The peer that counts is the faster
+    of oneDNN and XNNPACK among those whose row computed the exact arithmetic (the benches refuse
+    to time an implementation whose output differs from its reference arithmetic; the one other
+    arithmetic they time, oneDNN's convolution without int8 VNNI, whose filter is halved, carries
+    the label arith=halved-filter and is printed as "onednn-halved" without target marks). On
+    AVX-512 VNNI that is oneDNN; on AVX2, where oneDNN's matmul falls back to gemm:jit at a few
+    GOPS and its convolution halves the filter, XNNPACK. Every peer's line is printed;
   * integer core / F32 (GOPS ratio of each integer core to qparity's F32 core);
   * two threads (t2/ rows, wall time): qparity's built-in threaded call / peer with two threads,
     its scaling over one thread (wall time of both) and the tile API on an external pool of two /
@@ -27,6 +31,11 @@ shape and >= 1.2 on 64x64x64, 1x1000x1024 and every shape with K <= 64; convolut
 depthwise >= 1.5, MobileNet v2 total time <= 0.9x the peer's (ratio >= 1/0.9); integer cores >= 0.95x
 F32; large GEMMs >= 85 % of the limit; two threads >= 1.0x the peer, scaling >= 1.8 on the large
 shapes, tile split >= 0.95x the built-in call (as fast, within noise).
+
+--isa NAME measures a lower ISA tier on this CPU: the benches run with QPARITY_ISA=NAME (qparity's
+dispatch cap, every qparity row then uses NAME) and ONEDNN_MAX_CPU_ISA set to oneDNN's name of the
+same tier (avx2: AVX2); XNNPACK has no such cap and keeps its own choice (printed in the header).
+The CPU is still the one at hand: an AVX2 tier measured on a Zen 4 is not a Zen 3.
 
 One-thread rows report OPS per CPU second of the benchmark thread (bench/README.md), two-thread rows
 per wall second; the scaling column compares wall times of both.
@@ -50,6 +59,15 @@ PEAK_OF_ISA = {
     "avx512": "peak/vpmaddwd_vpaddd/zmm",
     "avx2": "peak/vpmaddwd_vpaddd/ymm",
 }
+# oneDNN's ONEDNN_MAX_CPU_ISA value for qparity's ISA names (--isa).
+ONEDNN_CAP_OF_ISA = {
+    "sse41": "SSE41",
+    "avx2": "AVX2",
+    "avxvnni": "AVX2_VNNI",
+    "avx512": "AVX512_CORE",
+    "avx512vnni": "AVX512_CORE_VNNI",
+}
+HALVED = "arith=halved-filter"
 ALL_CORES = ("DR-AZ", "DR-UP", "SR-UP", "SR-UP-NEON", "SR-AZ", "SR-EVEN", "TRUNC", "FLOOR", "F32",
              "F32-ZPF", "Q15")
 
@@ -78,21 +96,21 @@ def cpu_model():
         fields.get("CPU(s)", "?"), " ".join(isa) or "no AVX2")
 
 
-def run_bench(exe, args, out_json):
+def run_bench(exe, args, out_json, env=None):
     if not os.access(exe, os.X_OK):
         sys.exit("ratio_table: %s is missing: build it first (cmake --build <dir> --target %s)"
                  % (exe, os.path.basename(exe)))
     cmd = [exe] + args + ["--benchmark_out=" + out_json, "--benchmark_out_format=json"]
     print("# running: " + " ".join(cmd), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
 
 
-def active_isa(gemm_bench):
+def active_isa(gemm_bench, env=None):
     """The ISA of the t2/qparity rows, which gemm_bench registers on qparity's dispatch choice."""
     if not os.access(gemm_bench, os.X_OK):
         sys.exit("ratio_table: %s is missing: build it first" % gemm_bench)
     out = subprocess.run([gemm_bench, "--benchmark_list_tests", "--benchmark_filter=^t2/qparity/"],
-                         capture_output=True, text=True, check=True).stdout
+                         capture_output=True, text=True, check=True, env=env).stdout
     for line in out.splitlines():
         parts = line.split("/")
         if len(parts) >= 3:
@@ -138,6 +156,21 @@ class Rows:
         r = self.rows.get(name)
         return r[1] / 1e9 if r else None
 
+    def exact(self, name):
+        """The row ran and computed the exact arithmetic (not oneDNN's halved filter)."""
+        r = self.rows.get(name)
+        return r is not None and HALVED not in r[2]
+
+
+def counting_peer(rows, prefix, shape):
+    """The peer the targets apply to: the faster of oneDNN and XNNPACK among the exact rows."""
+    best, best_gops = None, 0.0
+    for peer in ("onednn", "xnnpack"):
+        name = "%s%s/%s" % (prefix, peer, shape)
+        if rows.exact(name) and rows.gops(name) > best_gops:
+            best, best_gops = peer, rows.gops(name)
+    return best
+
 
 def ratio(a, b):
     return a / b if a is not None and b else None
@@ -171,16 +204,18 @@ def gemm_k_of_shapes():
 
 def peer_lines(rows, shapes, isa, cores, prefix, target_of):
     """Lines 'shape | peer | peer GOPS | ratio per core' for both peers of `shapes`; only the peer
-    that counts (oneDNN when its row ran, else XNNPACK) gets the target marks."""
+    that counts (counting_peer) gets the target marks."""
     lines = []
     for shape in shapes:
+        counts = counting_peer(rows, prefix, shape)
         for peer in ("onednn", "xnnpack"):
-            p = rows.gops("%s%s/%s" % (prefix, peer, shape))
+            name = "%s%s/%s" % (prefix, peer, shape)
+            p = rows.gops(name)
             if p is None:
                 continue
-            counts = peer == "onednn" or rows.gops("%sonednn/%s" % (prefix, shape)) is None
-            target = target_of(shape) if counts else None
-            line = [shape, peer, "%.1f" % p]
+            target = target_of(shape) if peer == counts else None
+            label = peer if rows.exact(name) else peer + "-halved"
+            line = [shape, label, "%.1f" % p]
             for core in cores:
                 q = rows.gops("%sqparity/%s/%s/%s" % (prefix, isa, core, shape))
                 line.append(cell(ratio(q, p), target))
@@ -213,6 +248,7 @@ def two_thread_lines(rows, shapes, isa, cores, large):
     for shape in shapes:
         po = rows.wall_gops("t2/onednn/" + shape)
         px = rows.wall_gops("t2/xnnpack/" + shape)
+        counts = counting_peer(rows, "t2/", shape)
         for core in cores:
             t2 = rows.wall_gops("t2/qparity/%s/%s/%s" % (isa, core, shape))
             tiles = rows.wall_gops("t2/qparity_tiles/%s/%s/%s" % (isa, core, shape))
@@ -220,8 +256,9 @@ def two_thread_lines(rows, shapes, isa, cores, large):
             if t2 is None:
                 continue
             lines.append([shape, core, cell(t2, fmt="%.1f"), cell(po, fmt="%.1f"),
-                          cell(px, fmt="%.1f"), cell(ratio(t2, po), 1.0),
-                          cell(ratio(t2, px), None if po is not None else 1.0),
+                          cell(px, fmt="%.1f"),
+                          cell(ratio(t2, po), 1.0 if counts == "onednn" else None),
+                          cell(ratio(t2, px), 1.0 if counts == "xnnpack" else None),
                           cell(ratio(t2, t1), 1.8 if shape in large else None),
                           cell(ratio(tiles, t2), 0.95)])
     return lines
@@ -238,6 +275,9 @@ def main():
                     help="comma-separated rounding cores (default: all eleven)")
     ap.add_argument("--every-mnv2-layer", action="store_true",
                     help="also every MobileNet v2 conv layer (default: headline layers + mnv2/all)")
+    ap.add_argument("--isa", choices=sorted(ONEDNN_CAP_OF_ISA),
+                    help="measure this ISA tier: QPARITY_ISA and ONEDNN_MAX_CPU_ISA capped to it "
+                         "(XNNPACK keeps its own choice)")
     ap.add_argument("--save", help="keep the JSON files in this directory")
     ap.add_argument("--load", help="print the table from JSON files saved by --save, run nothing")
     a = ap.parse_args()
@@ -253,25 +293,33 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     files = {k: os.path.join(outdir, k + ".json") for k in ("peak", "gemm", "conv")}
     load_before = load_after = "not measured (--load)"
+    env = None
+    if a.isa:
+        env = dict(os.environ, QPARITY_ISA=a.isa, ONEDNN_MAX_CPU_ISA=ONEDNN_CAP_OF_ISA[a.isa])
     if a.load:
         isa = None
     else:
         load_before = load_avg()
-        isa = active_isa(os.path.join(bench, "gemm_bench"))
+        isa = active_isa(os.path.join(bench, "gemm_bench"), env)
+        if a.isa and isa != a.isa:
+            sys.exit("ratio_table: --isa %s: qparity's dispatch picks %s under QPARITY_ISA=%s "
+                     "(this CPU or build lacks it?)" % (a.isa, isa, a.isa))
         core_re = "(" + "|".join(re.escape(c) for c in cores) + ")"
         common = ["--benchmark_repetitions=%d" % a.repetitions,
                   "--benchmark_report_aggregates_only=true",
                   "--benchmark_enable_random_interleaving=true",
                   "--benchmark_min_time=%s" % a.min_time]
-        run_bench(os.path.join(bench, "peak_bench"), common, files["peak"])
+        run_bench(os.path.join(bench, "peak_bench"), common, files["peak"], env)
         gemm_filter = "^((t2/)?(onednn|xnnpack)/|(t2/)?qparity(_tiles)?/%s/%s/)" % (isa, core_re)
         run_bench(os.path.join(bench, "gemm_bench"),
-                  common + ["--no_onednn_vnni", "--benchmark_filter=" + gemm_filter], files["gemm"])
+                  common + ["--no_onednn_vnni", "--benchmark_filter=" + gemm_filter], files["gemm"],
+                  env)
         layers = ".*" if a.every_mnv2_layer else "([0-9]|dw|mnv2/all$)"
         conv_filter = "^((t2/)?(onednn|xnnpack)/|(t2/)?qparity(_tiles)?/%s/%s/)%s" % (
             isa, core_re, layers)
         run_bench(os.path.join(bench, "conv_bench"),
-                  common + ["--no_onednn_vnni", "--benchmark_filter=" + conv_filter], files["conv"])
+                  common + ["--no_onednn_vnni", "--benchmark_filter=" + conv_filter], files["conv"],
+                  env)
         load_after = load_avg()
 
     peak, gemm, conv = (Rows(files[k]) for k in ("peak", "gemm", "conv"))
@@ -283,6 +331,9 @@ def main():
     print("qparity ISA: %s (supported: %s); oneDNN: %s %s; XNNPACK: %s" % (
         isa, gemm.context.get("qparity_supported_isas", "?"), gemm.context.get("onednn_version", "?"),
         gemm.context.get("onednn_isa", "?"), gemm.context.get("xnnpack_isa", "?")))
+    if a.isa:
+        print("ISA tier capped with --isa %s: QPARITY_ISA=%s, ONEDNN_MAX_CPU_ISA=%s; XNNPACK is not "
+              "capped" % (a.isa, a.isa, ONEDNN_CAP_OF_ISA[a.isa]))
     print("load average: %s before, %s after (%d CPUs); Google Benchmark's at gemm_bench start: %s"
           % (load_before, load_after, os.cpu_count() or 0, gemm.context.get("load_avg", "?")))
     print("medians of %s repetitions, random interleaving; '!' = below issue 19's target"
