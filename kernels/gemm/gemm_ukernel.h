@@ -134,6 +134,10 @@ struct UkernelSet {
   Ukernel exact_row_tail;
   Ukernel pair_saturate; ///< the kDot4 pair-saturating kernel (absent on VNNI-only-fast ISAs: use
                          ///< the AVX-512BW/AVX2 one, the driver falls back by ISA)
+  /// Optional: pair_saturate for calls with very few rows, as exact_narrow is for exact: same
+  /// format (kDot4), mr of 1..4, nr a multiple or a divisor of pair_saturate's. Taken from the set
+  /// that provides the chosen pair_saturate (packed_gemm.cc).
+  Ukernel pair_saturate_narrow;
 };
 
 /// The GEMM micro-kernel family (kernels/registry/kernel_registry.h): one file per ISA,

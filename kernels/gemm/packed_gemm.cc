@@ -27,18 +27,22 @@ const UkernelSet& ukernels_of(Isa isa) {
   return s != nullptr ? *s : none;
 }
 
-// The kernel for (isa, model): the ISA's own, else the nearest ancestor's (isa_list.h) that has
-// one. SSE4.1 has no GEMM kernels (it runs the portable ones); the VNNI and AMX paths take their
-// pair-saturating kernel from the AVX-512BW / AVX2 set, because VPMADDUBSW is the instruction
-// that model describes.
-Ukernel choose_kernel(Isa isa, bool pair_saturating) {
+// The ISA whose set provides the kernel for (isa, model): the ISA itself, else the nearest
+// ancestor (isa_list.h) that has one. SSE4.1 has no GEMM kernels (it runs the portable ones); the
+// VNNI and AMX paths take their pair-saturating kernel from the AVX-512BW / AVX2 set, because
+// VPMADDUBSW is the instruction that model describes.
+Isa kernel_source(Isa isa, bool pair_saturating) {
   for (Isa i = isa;; i = parent_of(i)) {
     const UkernelSet& s = ukernels_of(i);
-    const Ukernel& k = pair_saturating ? s.pair_saturate : s.exact;
-    if (k.fn != nullptr) return k;
+    if ((pair_saturating ? s.pair_saturate : s.exact).fn != nullptr) return i;
     if (i == Isa::kScalar) break;
   }
   throw InvalidArgument("qparity: no GEMM micro-kernel for this model");  // unreachable: scalar has both
+}
+
+Ukernel choose_kernel(Isa isa, bool pair_saturating) {
+  const UkernelSet& s = ukernels_of(kernel_source(isa, pair_saturating));
+  return pair_saturating ? s.pair_saturate : s.exact;
 }
 
 void validate_weights(const GemmWeights& w, RoundingCore core, AccumulatorSpec acc) {
@@ -159,7 +163,11 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
                 ? AccumulationPlan::kFoldedInt32
                 : AccumulationPlan::kExactWide;
   d->kernel = choose_kernel(isa, kind == AccumulatorKind::kPairSaturating);
-  if (kind != AccumulatorKind::kPairSaturating) {
+  if (kind == AccumulatorKind::kPairSaturating) {
+    // The few-row pair-saturating kernel of the set the main one came from (same packing).
+    const Ukernel& narrow = ukernels_of(kernel_source(isa, true)).pair_saturate_narrow;
+    if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;
+  } else {
     const Ukernel& narrow = ukernels_of(isa).exact_narrow;
     if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;
     // The one-panel kernel only stands in for the exact kernel it is a variant of.

@@ -17,6 +17,8 @@
 //                Zen 4 (1 x 1000 x 1024, kernel only): 6x16 27 GOPS, 1x16 76, 1x32 77-81, 1x64
 //                73-84, 2x32 67; 1x32 and 1x64 are equal within noise, 1x32 pads N less. The chains
 //                are VPADDD's (1 cycle): no K split needed. nr = 32 is a multiple of 6x16's 16.
+//   pairsat_narrow 1x32 (pair_saturate_narrow, calls with M <= 4): as exact_narrow, for the
+//                pair-saturating model (4x16 computes 3 padding rows for one).
 #define QPARITY_GEMM_ISA_NS gemm_avx2
 #include "kernels/gemm/ukernel_madd_x86.h"
 
@@ -34,6 +36,9 @@ UkernelSet ukernel_set() {
   s.pair_saturate = Ukernel{"avx2-dot4-pairsat-4x16", PackFormat::kDot4,
                             Arithmetic::kPairSaturate16, 4, 16,
                             &madd_ukernel<gemm_avx2::PairSat16, 4, 16>, nullptr};
+  s.pair_saturate_narrow = Ukernel{"avx2-dot4-pairsat-1x32", PackFormat::kDot4,
+                                   Arithmetic::kPairSaturate16, 1, 32,
+                                   &madd_ukernel<gemm_avx2::PairSat16, 1, 32>, nullptr};
   return s;
 }
 }  // namespace

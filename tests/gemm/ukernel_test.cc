@@ -115,7 +115,8 @@ const std::vector<KernelUnderTest>& kernels_under_test() {
                                                        {"exact_narrow", s.exact_narrow},
                                                        {"exact_one_panel", s.exact_one_panel},
                                                        {"exact_row_tail", s.exact_row_tail},
-                                                       {"pair_saturate", s.pair_saturate}};
+                                                       {"pair_saturate", s.pair_saturate},
+                                                       {"pair_saturate_narrow", s.pair_saturate_narrow}};
       for (const auto& slot : slots) {
         const Ukernel& k = slot.second;
         const std::string label = std::string(set.name) + "_" + slot.first;
@@ -452,7 +453,8 @@ TEST(UkernelSets, Metadata) {
                                                      {"exact_narrow", s.exact_narrow},
                                                      {"exact_one_panel", s.exact_one_panel},
                                                      {"exact_row_tail", s.exact_row_tail},
-                                                     {"pair_saturate", s.pair_saturate}};
+                                                     {"pair_saturate", s.pair_saturate},
+                                                     {"pair_saturate_narrow", s.pair_saturate_narrow}};
     for (const auto& slot : slots) {
       const Ukernel& k = slot.second;
       if (k.fn == nullptr) continue;
@@ -492,6 +494,16 @@ TEST(UkernelSets, Metadata) {
         EXPECT_EQ(k.nr, s.exact.nr);
         EXPECT_EQ(k.format, s.exact.format);
         EXPECT_EQ(k.direct_a, s.exact.direct_a);
+      } else if (std::string(slot.first) == "pair_saturate_narrow") {
+        // packed_gemm.cc takes it with the set's pair_saturate, sharing its packed B (as
+        // exact_narrow shares exact's).
+        EXPECT_EQ(k.arithmetic, Arithmetic::kPairSaturate16);
+        EXPECT_LE(k.mr, 4u) << "pair_saturate_narrow is for calls with very few rows";
+        ASSERT_NE(s.pair_saturate.fn, nullptr) << "pair_saturate_narrow without pair_saturate";
+        EXPECT_EQ(k.format, s.pair_saturate.format);
+        EXPECT_LT(k.mr, s.pair_saturate.mr);
+        EXPECT_TRUE(k.nr % s.pair_saturate.nr == 0 || s.pair_saturate.nr % k.nr == 0)
+            << "pair_saturate_narrow nr " << k.nr << " vs pair_saturate nr " << s.pair_saturate.nr;
       } else if (std::string(slot.first) == "exact") {
         EXPECT_EQ(k.arithmetic, Arithmetic::kExact);
       } else {
