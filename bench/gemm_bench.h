@@ -2,6 +2,7 @@
 //   onednn/<shape>, onednn_vnni/<shape>, xnnpack/<shape>, gemmlowp/<shape>     peers' runs
 //   prepare/onednn[_vnni]/<shape>, prepare/xnnpack/<shape>                      peers' preparation
 //   qparity/<isa>/<core>/<shape>, pack/qparity/<isa>/<shape>
+//   qparity_pairsat/<isa>/<DR-AZ|F32>/<shape>   the pair-saturating accumulator (headline shapes)
 //   t2/<onednn|xnnpack>/<shape>, t2/qparity[_tiles]/<isa>/<core>/<shape>     two threads
 #pragma once
 

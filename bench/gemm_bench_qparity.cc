@@ -3,6 +3,10 @@
 // workload as the peers, plus the time to pack the weights.
 //
 //   qparity/<isa>/<core>/<shape>   PackedGemm(isa, weights, core) once, then gemm(packed, call)
+//   qparity_pairsat/<isa>/<core>/<shape>  the same with the pair-saturating accumulator
+//                                  (pairsat16: u8 x s8 pairs summed in int16 with saturation, the
+//                                  x86 VPMADDUBSW arithmetic of XNNPACK, ONNX Runtime and oneDNN
+//                                  without VNNI), DR-AZ and F32, headline shapes
 //   pack/qparity/<isa>/<shape>     PackedGemm(isa, weights, DR-AZ) construction
 //   t2/qparity/<isa>/<core>/<shape>        the same, gemm_threaded(packed, call, 2): the library's
 //                                          reused tile pool (wall time)
@@ -53,7 +57,7 @@ bool isa_supported(benchmark::State& state, qparity::Isa isa) {
 enum class Run { kOneCall, kThreadedTwo, kTilesOnExternalPoolOfTwo };
 
 void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCore core,
-                 const GemmBenchShape* s, Run run) {
+                 const GemmBenchShape* s, Run run, qparity::AccumulatorSpec accumulator = {}) {
   if (!isa_supported(state, isa)) return;
   const GemmWorkload& w = gemm_workload(*s);
   const qparity::RequantParams p = params_for(core, w);
@@ -61,10 +65,10 @@ void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCor
   AlignedBuffer<std::int8_t> c(s->m * s->n);
   problem.c = c.data();
   try {
-    const qparity::PackedGemm packed(isa, qparity::weights_of(problem), core);
+    const qparity::PackedGemm packed(isa, qparity::weights_of(problem), core, accumulator);
     const auto call = qparity::call_of(problem);
     qparity::gemm(packed, call);
-    const std::string mismatch = check_against_reference(problem, core, c.data());
+    const std::string mismatch = check_against_reference(problem, core, c.data(), accumulator);
     if (!mismatch.empty()) {
       state.SkipWithError(("qparity " + mismatch).c_str());
       return;
@@ -136,7 +140,21 @@ void register_qparity_rows(const GemmBenchShape& shape) {
     for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
       benchmark::RegisterBenchmark(
           ("qparity/" + isa_name + "/" + qparity::to_string(core) + "/" + name).c_str(),
-          qparity_row, isa, core, &shape, Run::kOneCall);
+          qparity_row, isa, core, &shape, Run::kOneCall, qparity::AccumulatorSpec{});
+    }
+  }
+  // The pair-saturating accumulator on the headline shapes (issue 19: it should run at the speed
+  // of the u8 x s8 pair instruction, bench/peak_bench's vpmaddubsw_pair rows).
+  const bool headline = &shape < kGemmBenchShapes + kNumHeadlineGemmShapes;
+  for (qparity::Isa isa : qparity::all_isas()) {
+    if (!headline || (qparity::supported_isas() & qparity::mask_of(isa)) == 0) continue;
+    for (qparity::RoundingCore core : {qparity::RoundingCore::kDoubleRoundingAwayFromZero,
+                                       qparity::RoundingCore::kFloat32}) {
+      benchmark::RegisterBenchmark(("qparity_pairsat/" + std::string(qparity::to_string(isa)) +
+                                    "/" + qparity::to_string(core) + "/" + name)
+                                       .c_str(),
+                                   qparity_row, isa, core, &shape, Run::kOneCall,
+                                   qparity::AccumulatorSpec{qparity::AccumulatorKind::kPairSaturating, 32});
     }
   }
   for (qparity::Isa isa : qparity::all_isas()) {
@@ -155,7 +173,7 @@ void register_two_thread_qparity_rows(const GemmBenchShape& shape) {
     for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
       benchmark::RegisterBenchmark(
           (prefix + suffix + qparity::to_string(core) + "/" + shape.name).c_str(), qparity_row,
-          isa, core, &shape, run)
+          isa, core, &shape, run, qparity::AccumulatorSpec{})
           ->UseRealTime();
     }
   }

@@ -101,10 +101,11 @@ inline qparity::GemmProblem<std::int8_t, std::int8_t> qparity_problem(
 inline constexpr std::size_t kCheckedRows = 8;
 
 /// "" if rows [0, r) and [M - r, M) of `c` (dense M x N) equal qparity::reference::gemm of
-/// `problem` under `core` (int32 accumulator), otherwise the first difference.
+/// `problem` under `core` and `accumulator`, otherwise the first difference.
 template <class AType, class OutType>
 std::string check_against_reference(qparity::GemmProblem<AType, OutType> problem,
-                                    qparity::RoundingCore core, const OutType* c) {
+                                    qparity::RoundingCore core, const OutType* c,
+                                    qparity::AccumulatorSpec accumulator = {}) {
   const std::size_t m = problem.m, n = problem.n, k = problem.k;
   const std::size_t r = m < kCheckedRows ? m : kCheckedRows;
   const AType* a = problem.a;
@@ -114,11 +115,12 @@ std::string check_against_reference(qparity::GemmProblem<AType, OutType> problem
     problem.a = a + first * k;
     problem.c = expected.data();
     problem.c_row_stride = 0;
-    qparity::reference::gemm(problem, core, qparity::AccumulatorSpec{});
+    qparity::reference::gemm(problem, core, accumulator);
     for (std::size_t e = 0; e < r * n; ++e) {
       if (expected[e] != c[first * n + e]) {
         return "output differs from qparity::reference::gemm (" +
-               std::string(qparity::to_string(core)) + ") at C[" + std::to_string(first + e / n) +
+               std::string(qparity::to_string(core)) + ", " + qparity::to_string(accumulator) +
+               ") at C[" + std::to_string(first + e / n) +
                "][" + std::to_string(e % n) +
                "]: " + std::to_string(static_cast<int>(c[first * n + e])) + " instead of " +
                std::to_string(static_cast<int>(expected[e]));

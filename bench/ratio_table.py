@@ -22,6 +22,10 @@ over every row instead of hitting a few), then prints:
     AVX-512 VNNI that is oneDNN; on AVX2, where oneDNN's matmul falls back to gemm:jit at a few
     GOPS and its convolution halves the filter, XNNPACK. Every peer's line is printed;
   * integer core / F32 (GOPS ratio of each integer core to qparity's F32 core);
+  * the pair-saturating accumulator (pairsat16, the VPMADDUBSW arithmetic of XNNPACK, ONNX Runtime
+    and oneDNN without VNNI) on the headline GEMMs, DR-AZ and F32: GOPS, fraction of the u8 x s8
+    pair instruction's limit (peak/vpmaddubsw_pair, ymm on avx2, zmm on AVX-512) and / the exact
+    int32 row of the same core;
   * two threads (t2/ rows, wall time): qparity's built-in threaded call / peer with two threads,
     its scaling over one thread (wall time of both) and the tile API on an external pool of two /
     the built-in threaded call.
@@ -59,6 +63,14 @@ PEAK_OF_ISA = {
     "avx512": "peak/vpmaddwd_vpaddd/zmm",
     "avx2": "peak/vpmaddwd_vpaddd/ymm",
 }
+# Which peak_bench row limits the pair-saturating kernels (VPMADDUBSW + VPMADDWD) on each ISA.
+PAIR_PEAK_OF_ISA = {
+    "avx512vnni": "peak/vpmaddubsw_pair/zmm",
+    "avx512": "peak/vpmaddubsw_pair/zmm",
+    "avxvnni": "peak/vpmaddubsw_pair/ymm",
+    "avx2": "peak/vpmaddubsw_pair/ymm",
+}
+PAIRSAT_CORES = ("DR-AZ", "F32")
 # oneDNN's ONEDNN_MAX_CPU_ISA value for qparity's ISA names (--isa).
 ONEDNN_CAP_OF_ISA = {
     "sse41": "SSE41",
@@ -310,7 +322,8 @@ def main():
                   "--benchmark_enable_random_interleaving=true",
                   "--benchmark_min_time=%s" % a.min_time]
         run_bench(os.path.join(bench, "peak_bench"), common, files["peak"], env)
-        gemm_filter = "^((t2/)?(onednn|xnnpack)/|(t2/)?qparity(_tiles)?/%s/%s/)" % (isa, core_re)
+        gemm_filter = "^((t2/)?(onednn|xnnpack)/|(t2/)?qparity(_tiles)?/%s/%s/|qparity_pairsat/%s/)" % (
+            isa, core_re, isa)
         run_bench(os.path.join(bench, "gemm_bench"),
                   common + ["--no_onednn_vnni", "--benchmark_filter=" + gemm_filter], files["gemm"],
                   env)
@@ -370,6 +383,26 @@ def main():
           peer_lines(gemm, shapes, isa, cores, "", gemm_target))
     header, lines = int_vs_f32_lines(gemm, shapes, isa, cores)
     table("GEMM, one thread: integer core / F32", header, lines)
+
+    # --- the pair-saturating accumulator
+    pair_limit = peak.gops(PAIR_PEAK_OF_ISA.get(isa, ""))
+    lines = []
+    for shape in [s for s in HEADLINE_GEMMS if s in shapes]:
+        line = [shape]
+        for core in PAIRSAT_CORES:
+            q = gemm.gops("qparity_pairsat/%s/%s/%s" % (isa, core, shape))
+            line += [cell(q, fmt="%.1f"),
+                     cell(ratio(q, pair_limit), 0.85 if shape in LARGE_GEMMS else None),
+                     cell(ratio(q, gemm.gops("qparity/%s/%s/%s" % (isa, core, shape))))]
+        if any(gemm.gops("qparity_pairsat/%s/%s/%s" % (isa, c, shape)) for c in PAIRSAT_CORES):
+            lines.append(line)
+    if lines:
+        header = ["shape"]
+        for core in PAIRSAT_CORES:
+            header += ["%s GOPS" % core, "/ limit", "/ exact"]
+        table("GEMM, one thread: pair-saturating accumulator (pairsat16), / %s (%s GOPS) and / the "
+              "exact int32 row" % (PAIR_PEAK_OF_ISA.get(isa, "?"),
+                                   "%.1f" % pair_limit if pair_limit else "-"), header, lines)
 
     # --- convolutions, one thread
     layers = sorted((n.split("/", 3)[3] for n in conv.rows if n.startswith("qparity/%s/F32/" % isa)),
