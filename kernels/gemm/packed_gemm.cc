@@ -72,6 +72,30 @@ void validate_weights(const GemmWeights& w, RoundingCore core, AccumulatorSpec a
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
+/// Every weight in [-64, 64] and no weight zero point: a VPMADDUBSW pair of u8 x s8 products is
+/// then at most 2 * 255 * 64 = 32640 in magnitude, so the pair-saturating kernel never saturates
+/// and computes the exact int32 sums. Such weights are common: ONNX Runtime's quantizer with
+/// reduce_range (7-bit weights, for this very instruction) and oneDNN's halved filter without
+/// VNNI (docs/architecture.md).
+bool pairs_cannot_saturate(const GemmWeights& w) {
+  if (w.zero_points != nullptr) {
+    const std::size_t nz = w.zero_point_per_channel ? w.n : 1;
+    for (std::size_t j = 0; j < nz; ++j) {
+      if (w.zero_points[j] != 0) return false;
+    }
+  }
+  const std::size_t ldb = w.row_stride ? w.row_stride : (w.layout == WeightLayout::kKxN ? w.n : w.k);
+  const std::size_t rows = w.layout == WeightLayout::kKxN ? w.k : w.n;
+  const std::size_t cols = w.layout == WeightLayout::kKxN ? w.n : w.k;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::int8_t* row = w.b + r * ldb;
+    for (std::size_t c = 0; c < cols; ++c) {
+      if (row[c] < -64 || row[c] > 64) return false;
+    }
+  }
+  return true;
+}
+
 void pack_b(const GemmWeights& w, PackedGemmData& d) {
   const std::size_t ldb = w.row_stride ? w.row_stride : (w.layout == WeightLayout::kKxN ? w.n : w.k);
   auto at = [&](std::size_t k, std::size_t j) -> std::int8_t {
@@ -163,7 +187,20 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
                 ? AccumulationPlan::kFoldedInt32
                 : AccumulationPlan::kExactWide;
   d->kernel = choose_kernel(isa, kind == AccumulatorKind::kPairSaturating);
-  if (kind == AccumulatorKind::kPairSaturating) {
+  bool pair_kernel = kind == AccumulatorKind::kPairSaturating;
+  // The exact int32 model, on an ISA whose exact kernel multiplies int16 pairs (AVX2, AVX-512BW:
+  // VPMADDWD, 2 products per 16-bit lane), runs on the pair-saturating kernel (VPMADDUBSW, 2 per
+  // 8-bit lane) when no pair can saturate: the same bits, and the instruction's limit is 1.25x
+  // (ymm) / 1.4x (zmm) higher (bench/peak_bench). Measured below (docs/architecture.md).
+  if (kind == AccumulatorKind::kInt32 && d->kernel.format == PackFormat::kPairs16 &&
+      pairs_cannot_saturate(w)) {
+    const Ukernel pair = choose_kernel(isa, true);
+    if (pair.fn != nullptr && pair.arithmetic == Arithmetic::kPairSaturate16) {
+      d->kernel = pair;
+      pair_kernel = true;
+    }
+  }
+  if (pair_kernel) {
     // The few-row pair-saturating kernel of the set the main one came from (same packing).
     const Ukernel& narrow = ukernels_of(kernel_source(isa, true)).pair_saturate_narrow;
     if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;

@@ -258,6 +258,56 @@ TEST_P(GemmEdge, PairSaturation) {
   }
 }
 
+// Weights in [-64, 64] without a weight zero point (ONNX Runtime's reduce_range, oneDNN's halved
+// filter): the exact int32 model runs on the pair-saturating kernel where the exact one multiplies
+// int16 pairs (AVX2, AVX-512BW; packed_gemm.cc pairs_cannot_saturate), and must give the int32
+// reference's bits: the largest pairs (255 or -128 / 127 activations against +-64, both signs, the
+// zero point at either end) and random ones, every shape of kEdgeShapes, both activation types.
+// Weights of 65 and -65 (and a nonzero weight zero point) keep the exact kernel.
+TEST_P(GemmEdge, SmallWeightsRunOnThePairKernelWithTheExactBits) {
+  const RoundingCore core = GetParam();
+  std::mt19937 rng(9);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::size_t pair_runs = 0;
+  for (Isa isa : qparity_test::supported_isa_list()) {
+    for (const Shape& s : kEdgeShapes) {
+      for (int variant = 0; variant < 4; ++variant) {
+        auto c8 = make_case<std::int8_t, std::int8_t>(rng, core, s.m, s.n, s.k, Fill::kRandom);
+        auto cu = make_case<std::uint8_t, std::uint8_t>(rng, core, s.m, s.n, s.k, Fill::kRandom);
+        const bool extreme = variant % 2 == 1;
+        for (auto& v : c8.b) v = static_cast<std::int8_t>(extreme ? (pick(0, 1) ? 64 : -64) : pick(-64, 64));
+        for (auto& v : c8.a) v = static_cast<std::int8_t>(extreme ? (pick(0, 1) ? 127 : -128) : pick(-128, 127));
+        for (auto& v : cu.b) v = static_cast<std::int8_t>(extreme ? (pick(0, 1) ? 64 : -64) : pick(-64, 64));
+        for (auto& v : cu.a) v = static_cast<std::uint8_t>(extreme ? 255 : pick(0, 255));
+        const bool stay_exact = variant == 3;  // one weight just outside: the exact kernel
+        if (stay_exact) {
+          c8.b[0] = pick(0, 1) ? 65 : -65;  // element 0 is a weight in both layouts
+          cu.b[0] = pick(0, 1) ? 65 : -65;
+        }
+        c8.has_b_zp = cu.has_b_zp = false;
+        const bool pair_isa = isa == Isa::kAvx2 || isa == Isa::kAvx512;
+        if (pair_isa && !stay_exact) {  // (the other ISAs and the exact kernel: the suites above)
+          ASSERT_EQ(compare(isa, core, kInt32Accumulator, c8), "");
+          ASSERT_EQ(compare(isa, core, kInt32Accumulator, cu), "");
+        }
+        std::vector<std::int8_t> out;
+        const auto g = c8.problem(out);
+        const PackedGemm w(isa, weights_of(g), core, kInt32Accumulator);
+        const bool on_pairs = w.kernel_name().find("pairsat") != std::string::npos;
+        if (pair_isa) {
+          EXPECT_EQ(on_pairs, !stay_exact) << to_string(isa) << " " << w.kernel_name();
+        } else {
+          EXPECT_FALSE(on_pairs) << to_string(isa) << " " << w.kernel_name();
+        }
+        pair_runs += on_pairs;
+        qparity_test::note_isa_exercised(isa);  // packed and checked on every ISA (kernel choice)
+      }
+    }
+  }
+  const bool has_pair_isa = (supported_isas() & (mask_of(Isa::kAvx2) | mask_of(Isa::kAvx512))) != 0;
+  EXPECT_EQ(pair_runs > 0, has_pair_isa) << "the pair kernel path was never taken";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllCores, GemmEdge, ::testing::ValuesIn(kAllRoundingCores),
                          [](const ::testing::TestParamInfo<RoundingCore>& info) {
                            std::string s = to_string(info.param);
