@@ -7,6 +7,10 @@
 //                                  (pairsat16: u8 x s8 pairs summed in int16 with saturation, the
 //                                  x86 VPMADDUBSW arithmetic of XNNPACK, ONNX Runtime and oneDNN
 //                                  without VNNI), DR-AZ and F32, headline shapes
+//   qparity_halved/<isa>/<core>/<shape>  the exact model on the filter halved as oneDNN halves it
+//                                  without VNNI (round-half-even(w / 2), in [-64, 64]): weights whose
+//                                  pairs cannot saturate run the pair kernel on AVX2 / AVX-512BW
+//                                  (packed_gemm.cc), DR-AZ and F32, headline shapes
 //   pack/qparity/<isa>/<shape>     PackedGemm(isa, weights, DR-AZ) construction
 //   t2/qparity/<isa>/<core>/<shape>        the same, gemm_threaded(packed, call, 2): the library's
 //                                          reused tile pool (wall time)
@@ -57,11 +61,21 @@ bool isa_supported(benchmark::State& state, qparity::Isa isa) {
 enum class Run { kOneCall, kThreadedTwo, kTilesOnExternalPoolOfTwo };
 
 void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCore core,
-                 const GemmBenchShape* s, Run run, qparity::AccumulatorSpec accumulator = {}) {
+                 const GemmBenchShape* s, Run run, qparity::AccumulatorSpec accumulator = {},
+                 bool halved = false) {
   if (!isa_supported(state, isa)) return;
   const GemmWorkload& w = gemm_workload(*s);
   const qparity::RequantParams p = params_for(core, w);
   auto problem = qparity_problem(w, &p, w.bias.data());
+  AlignedBuffer<std::int8_t> halved_b;
+  if (halved) {  // round-half-even(w / 2), as oneDNN's reorder (bench/peers/onednn_conv.h)
+    halved_b = AlignedBuffer<std::int8_t>(w.b.size());
+    for (std::size_t i = 0; i < w.b.size(); ++i) {
+      const int v = w.b[i], h = v / 2;  // truncates toward zero; odd v: a tie, to the even one
+      halved_b[i] = static_cast<std::int8_t>(v % 2 == 0 ? h : (h % 2 == 0 ? h : h + (v > 0 ? 1 : -1)));
+    }
+    problem.b = halved_b.data();
+  }
   AlignedBuffer<std::int8_t> c(s->m * s->n);
   problem.c = c.data();
   try {
@@ -140,7 +154,7 @@ void register_qparity_rows(const GemmBenchShape& shape) {
     for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
       benchmark::RegisterBenchmark(
           ("qparity/" + isa_name + "/" + qparity::to_string(core) + "/" + name).c_str(),
-          qparity_row, isa, core, &shape, Run::kOneCall, qparity::AccumulatorSpec{});
+          qparity_row, isa, core, &shape, Run::kOneCall, qparity::AccumulatorSpec{}, false);
     }
   }
   // The pair-saturating accumulator on the headline shapes (issue 19: it should run at the speed
@@ -154,7 +168,13 @@ void register_qparity_rows(const GemmBenchShape& shape) {
                                     "/" + qparity::to_string(core) + "/" + name)
                                        .c_str(),
                                    qparity_row, isa, core, &shape, Run::kOneCall,
-                                   qparity::AccumulatorSpec{qparity::AccumulatorKind::kPairSaturating, 32});
+                                   qparity::AccumulatorSpec{qparity::AccumulatorKind::kPairSaturating, 32},
+                                   false);
+      benchmark::RegisterBenchmark(("qparity_halved/" + std::string(qparity::to_string(isa)) +
+                                    "/" + qparity::to_string(core) + "/" + name)
+                                       .c_str(),
+                                   qparity_row, isa, core, &shape, Run::kOneCall,
+                                   qparity::AccumulatorSpec{}, true);
     }
   }
   for (qparity::Isa isa : qparity::all_isas()) {
@@ -173,7 +193,7 @@ void register_two_thread_qparity_rows(const GemmBenchShape& shape) {
     for (qparity::RoundingCore core : qparity::kAllRoundingCores) {
       benchmark::RegisterBenchmark(
           (prefix + suffix + qparity::to_string(core) + "/" + shape.name).c_str(), qparity_row,
-          isa, core, &shape, run, qparity::AccumulatorSpec{})
+          isa, core, &shape, run, qparity::AccumulatorSpec{}, false)
           ->UseRealTime();
     }
   }
