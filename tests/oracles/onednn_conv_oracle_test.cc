@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -323,6 +324,19 @@ TEST(OnednnConvOracleSensitivity, ZeroPointAfterRoundingDisagreesOnTies) {
     }
   }
   EXPECT_EQ(compared, 2) << "a shape named here is no longer in conv_oracle_shapes()";
+}
+
+// tests/oracles/CMakeLists.txt runs this binary again with ONEDNN_MAX_CPU_ISA below VNNI and sets
+// QPARITY_EXPECT_ONEDNN_WITHOUT_VNNI=1 there: the cap must have taken effect, or those runs would
+// compare the VNNI arithmetic a second time and prove nothing about the halved filter.
+TEST(OnednnConvOracleCaps, OnednnRunsWithoutVnniWhereTheTestAsksForIt) {
+  const char* expect = std::getenv("QPARITY_EXPECT_ONEDNN_WITHOUT_VNNI");
+  if (expect == nullptr || std::string(expect) != "1") GTEST_SKIP() << "no cap asked for";
+  std::string unavailable;
+  ASSERT_TRUE(qparity_peers::onednn_available(&unavailable)) << unavailable;
+  EXPECT_FALSE(qparity_peers::onednn_has_int8_vnni())
+      << "ONEDNN_MAX_CPU_ISA did not take oneDNN below VNNI: "
+      << qparity_peers::onednn_effective_isa();
 }
 
 }  // namespace
