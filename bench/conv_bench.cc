@@ -11,7 +11,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -21,6 +20,7 @@
 #include "bench/conv_shapes.h"
 #include "bench/onednn_vnni_rerun.h"
 #include "bench/peers/available_peers.h"
+#include "bench/peers/onednn_weight_adjust.h"
 #include "qparity/isa.h"
 #include "qparity/presets.h"
 
@@ -127,13 +127,8 @@ PreparedConv prepare_onednn(const ConvBenchShape& s) {
   // those scales (as tests/oracles/onednn_conv_oracle_test.cc does), and timed with the label
   // "arith=halved-filter", which bench/ratio_table.py does not count as the exact peer.
   const float adjust = conv->weights_scale_adjust();
-  std::vector<std::int8_t> filter(w.filter.data(), w.filter.data() + w.filter.size());
-  if (adjust != 1.0f) {
-    for (std::int8_t& v : filter) {
-      const float a = std::nearbyint(static_cast<float>(v) * adjust);  // the reorder's rounding
-      v = static_cast<std::int8_t>(a < -128.0f ? -128.0f : (a > 127.0f ? 127.0f : a));
-    }
-  }
+  const std::vector<std::int8_t> filter =
+      qparity_peers::onednn_adjusted_filter(w.filter.data(), w.filter.size(), adjust);
   std::vector<qparity::RequantParams> params(s.out_c);
   for (std::size_t c = 0; c < s.out_c; ++c) {
     params[c].scale = 1.0f;

@@ -35,6 +35,7 @@
 #include "bench/external_thread_pool.h"
 #include "bench/gemm_bench.h"
 #include "bench/gemm_bench_workload.h"
+#include "bench/peers/onednn_weight_adjust.h"
 #include "qparity/gemm.h"
 #include "qparity/isa.h"
 #include "qparity/presets.h"
@@ -67,13 +68,9 @@ void qparity_row(benchmark::State& state, qparity::Isa isa, qparity::RoundingCor
   const GemmWorkload& w = gemm_workload(*s);
   const qparity::RequantParams p = params_for(core, w);
   auto problem = qparity_problem(w, &p, w.bias.data());
-  AlignedBuffer<std::int8_t> halved_b;
-  if (halved) {  // round-half-even(w / 2), as oneDNN's reorder (bench/peers/onednn_conv.h)
-    halved_b = AlignedBuffer<std::int8_t>(w.b.size());
-    for (std::size_t i = 0; i < w.b.size(); ++i) {
-      const int v = w.b[i], h = v / 2;  // truncates toward zero; odd v: a tie, to the even one
-      halved_b[i] = static_cast<std::int8_t>(v % 2 == 0 ? h : (h % 2 == 0 ? h : h + (v > 0 ? 1 : -1)));
-    }
+  std::vector<std::int8_t> halved_b;
+  if (halved) {  // the filter of oneDNN's convolution without VNNI
+    halved_b = qparity_peers::onednn_adjusted_filter(w.b.data(), w.b.size(), 0.5f);
     problem.b = halved_b.data();
   }
   AlignedBuffer<std::int8_t> c(s->m * s->n);

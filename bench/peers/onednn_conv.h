@@ -70,7 +70,8 @@ class OnednnConv {
   /// whose int16 pair sums 255 * 127 * 2 would saturate; so they store the filter as
   /// round-half-even(w * 0.5) (saturated to int8), multiply the output scale by 2 and the 2.x
   /// bias by 0.5 (oneDNN's doc/advanced/int8_computations.md). The result is a different
-  /// arithmetic from the same primitive on VNNI: this says which one ran.
+  /// arithmetic from the same primitive on VNNI: this says which one ran; the filter itself is
+  /// onednn_adjusted_filter (bench/peers/onednn_weight_adjust.h).
   float weights_scale_adjust() const;
 
  private:

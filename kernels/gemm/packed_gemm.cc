@@ -72,6 +72,11 @@ void validate_weights(const GemmWeights& w, RoundingCore core, AccumulatorSpec a
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
+/// Elements between consecutive rows of B as stored (K rows of N for kKxN, N rows of K for kNxK).
+std::size_t b_row_stride(const GemmWeights& w) {
+  return w.row_stride ? w.row_stride : (w.layout == WeightLayout::kKxN ? w.n : w.k);
+}
+
 /// Every weight in [-64, 64] and no weight zero point: a VPMADDUBSW pair of u8 x s8 products is
 /// then at most 2 * 255 * 64 = 32640 in magnitude, so the pair-saturating kernel never saturates
 /// and computes the exact int32 sums. Such weights are common: ONNX Runtime's quantizer with
@@ -84,7 +89,7 @@ bool pairs_cannot_saturate(const GemmWeights& w) {
       if (w.zero_points[j] != 0) return false;
     }
   }
-  const std::size_t ldb = w.row_stride ? w.row_stride : (w.layout == WeightLayout::kKxN ? w.n : w.k);
+  const std::size_t ldb = b_row_stride(w);
   const std::size_t rows = w.layout == WeightLayout::kKxN ? w.k : w.n;
   const std::size_t cols = w.layout == WeightLayout::kKxN ? w.n : w.k;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -97,7 +102,7 @@ bool pairs_cannot_saturate(const GemmWeights& w) {
 }
 
 void pack_b(const GemmWeights& w, PackedGemmData& d) {
-  const std::size_t ldb = w.row_stride ? w.row_stride : (w.layout == WeightLayout::kKxN ? w.n : w.k);
+  const std::size_t ldb = b_row_stride(w);
   auto at = [&](std::size_t k, std::size_t j) -> std::int8_t {
     return w.layout == WeightLayout::kKxN ? w.b[k * ldb + j] : w.b[j * ldb + k];
   };
@@ -191,7 +196,8 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   // The exact int32 model, on an ISA whose exact kernel multiplies int16 pairs (AVX2, AVX-512BW:
   // VPMADDWD, 2 products per 16-bit lane), runs on the pair-saturating kernel (VPMADDUBSW, 2 per
   // 8-bit lane) when no pair can saturate: the same bits, and the instruction's limit is 1.25x
-  // (ymm) / 1.4x (zmm) higher (bench/peak_bench). Measured below (docs/architecture.md).
+  // (ymm) / 1.4x (zmm) higher on a Zen 4 (bench/peak_bench); measured gains in
+  // docs/architecture.md (Small weights on the pair kernel).
   if (kind == AccumulatorKind::kInt32 && d->kernel.format == PackFormat::kPairs16 &&
       pairs_cannot_saturate(w)) {
     const Ukernel pair = choose_kernel(isa, true);

@@ -263,7 +263,7 @@ TEST_P(GemmEdge, PairSaturation) {
 // int16 pairs (AVX2, AVX-512BW; packed_gemm.cc pairs_cannot_saturate), and must give the int32
 // reference's bits: the largest pairs (255 or -128 / 127 activations against +-64, both signs, the
 // zero point at either end) and random ones, every shape of kEdgeShapes, both activation types.
-// Weights of 65 and -65 (and a nonzero weight zero point) keep the exact kernel.
+// A weight of 65 or -65, or a nonzero weight zero point, keeps the exact kernel.
 TEST_P(GemmEdge, SmallWeightsRunOnThePairKernelWithTheExactBits) {
   const RoundingCore core = GetParam();
   std::mt19937 rng(9);
@@ -271,7 +271,7 @@ TEST_P(GemmEdge, SmallWeightsRunOnThePairKernelWithTheExactBits) {
   std::size_t pair_runs = 0;
   for (Isa isa : qparity_test::supported_isa_list()) {
     for (const Shape& s : kEdgeShapes) {
-      for (int variant = 0; variant < 4; ++variant) {
+      for (int variant = 0; variant < 5; ++variant) {
         auto c8 = make_case<std::int8_t, std::int8_t>(rng, core, s.m, s.n, s.k, Fill::kRandom);
         auto cu = make_case<std::uint8_t, std::uint8_t>(rng, core, s.m, s.n, s.k, Fill::kRandom);
         const bool extreme = variant % 2 == 1;
@@ -279,12 +279,17 @@ TEST_P(GemmEdge, SmallWeightsRunOnThePairKernelWithTheExactBits) {
         for (auto& v : c8.a) v = static_cast<std::int8_t>(extreme ? (pick(0, 1) ? 127 : -128) : pick(-128, 127));
         for (auto& v : cu.b) v = static_cast<std::int8_t>(extreme ? (pick(0, 1) ? 64 : -64) : pick(-64, 64));
         for (auto& v : cu.a) v = static_cast<std::uint8_t>(extreme ? 255 : pick(0, 255));
-        const bool stay_exact = variant == 3;  // one weight just outside: the exact kernel
-        if (stay_exact) {
+        const bool stay_exact = variant >= 3;  // 3: one weight just outside; 4: see below
+        if (variant == 3) {
           c8.b[0] = pick(0, 1) ? 65 : -65;  // element 0 is a weight in both layouts
           cu.b[0] = pick(0, 1) ? 65 : -65;
         }
         c8.has_b_zp = cu.has_b_zp = false;
+        if (variant == 4) {  // small weights, but a weight zero point: the exact kernel
+          c8.has_b_zp = true;
+          c8.zp_per_channel = false;
+          c8.b_zp.assign(c8.b_zp.size(), 3);
+        }
         const bool pair_isa = isa == Isa::kAvx2 || isa == Isa::kAvx512;
         if (pair_isa && !stay_exact) {  // (the other ISAs and the exact kernel: the suites above)
           ASSERT_EQ(compare(isa, core, kInt32Accumulator, c8), "");

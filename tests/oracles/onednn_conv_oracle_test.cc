@@ -29,6 +29,7 @@
 
 #include "bench/peers/onednn_conv.h"
 #include "bench/peers/onednn_matmul.h"
+#include "bench/peers/onednn_weight_adjust.h"
 #include "kernels/support/aligned_buffer.h"
 #include "qparity/output_stage.h"
 #include "qparity/presets.h"
@@ -145,18 +146,6 @@ OnednnConvCase<AType> make_case(const ConvOracleCase& c, OnednnScaleModel model,
   return x;
 }
 
-/// The filter oneDNN's kernel computes with after a reorder that multiplied it by `adjust`
-/// (OnednnConv::weights_scale_adjust): round-half-even(w * adjust) in float, saturated to int8, as
-/// the reorder's conversion does. adjust = 1 returns the filter unchanged.
-std::vector<std::int8_t> adjusted_filter(const AlignedBuffer<std::int8_t>& filter, float adjust) {
-  std::vector<std::int8_t> out(filter.size());
-  for (std::size_t i = 0; i < filter.size(); ++i) {
-    const float v = std::nearbyint(static_cast<float>(filter.data()[i]) * adjust);
-    out[i] = static_cast<std::int8_t>(v < -128.0f ? -128.0f : (v > 127.0f ? 127.0f : v));
-  }
-  return out;
-}
-
 /// qparity's parameters for oneDNN's arithmetic. With a weight adjustment (oneDNN without VNNI:
 /// 0.5), oneDNN multiplies its output scale by 1 / adjust and the 2.x model's bias (accumulator
 /// units) by adjust; both are powers of two, so the weight scale s_w / adjust and the bias
@@ -227,7 +216,8 @@ OracleComparison run_case(const ConvOracleCase& c, OnednnScaleModel model, bool 
   // oneDNN without VNNI computes with a halved filter (OnednnConv::weights_scale_adjust): qparity
   // is given that filter and the matching scales, so the comparison stays bit-exact there too.
   const float adjust = peer->weights_scale_adjust();
-  const std::vector<std::int8_t> filter = adjusted_filter(x.filter, adjust);
+  const std::vector<std::int8_t> filter =
+      qparity_peers::onednn_adjusted_filter(x.filter.data(), x.filter.size(), adjust);
   const qparity::Preset preset = qparity::find_preset(preset_name);
   const std::vector<qparity::RequantParams> params = qparity_params(x, preset, adjust);
   qparity::ConvWeights w;
