@@ -22,6 +22,11 @@
 //                                 model (XNNPACK / ONNX Runtime's AVX2 arithmetic) on avx512 and
 //                                 avx512vnni (zmm; VNNI has no pair-saturating form) and avx2
 //                                 (ymm).
+//   peak/tdpbusd/tile             TDPBUSD (AMX-INT8): a 16 x 16 int32 tile += 16 x 64 u8 times 64 x 16
+//                                 s8 (16,384 multiply-accumulates per instruction): the amx GEMM
+//                                 kernel (kRows64). Four independent accumulator tiles, sources
+//                                 never reloaded (no TILELOADD in the loop: that is the kernel's
+//                                 business, and loads only lower the figure).
 //   peak/vfmadd231ps/<zmm|ymm>    VFMADD231PS: one float32 FMA per lane (AVX-512F / AVX2 + FMA):
 //                                 the unfused-QDQ float32 sums under ort-cpu
 //                                 (kernels/qdq_fma/qdq_fma_kernel.h) and MLAS's SGEMM that ONNX
@@ -33,6 +38,11 @@
 
 #include <cstdint>
 #include <string>
+
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace {
 
@@ -139,6 +149,33 @@ __attribute__((noinline, target("avx2,fma"))) void vfmadd_ymm(std::int64_t loops
                : "+r"(loops) : : QP_CLOBBER_16);
 }
 
+// TDPBUSD: tiles 0..3 accumulate (16 rows x 64 bytes each), 4 and 5 are the u8 sources, 6 and 7 the
+// s8 ones; every tile configured 16 x 64 (palette 1). The configuration is the 64-byte LDTILECFG
+// operand (Intel SDM): palette byte, 15 reserved bytes, colsb[16] as uint16, rows[16] as uint8.
+struct alignas(64) AmxConfig {
+  unsigned char palette = 1;
+  unsigned char reserved0[15] = {};
+  std::uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+  unsigned char rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+static_assert(sizeof(AmxConfig) == 64, "LDTILECFG reads 64 bytes");
+#define QP_TDPBUSD(c, a, b) "tdpbusd %%tmm" QP_STR(b) ", %%tmm" QP_STR(a) ", %%tmm" QP_STR(c) "\n\t"
+void tdpbusd_tile(std::int64_t loops) {
+#if defined(__x86_64__)
+  static const AmxConfig config;
+  asm volatile("ldtilecfg %0\n\t"
+               "tilezero %%tmm4\n\t" "tilezero %%tmm5\n\t" "tilezero %%tmm6\n\t" "tilezero %%tmm7\n\t"
+               : : "m"(config) : "memory");
+  asm volatile(QP_LOOP_BEGIN
+               QP_TDPBUSD(0, 4, 6) QP_TDPBUSD(1, 4, 7) QP_TDPBUSD(2, 5, 6) QP_TDPBUSD(3, 5, 7)
+               "dec %0\n\t" "jnz 1b\n\t"
+               : "+r"(loops) : : "cc");
+  asm volatile("tilerelease" : :);
+#else
+  (void)loops;
+#endif
+}
+
 // __builtin_cpu_supports also checks that the OS saves the vector state (XGETBV).
 bool has_avx2() { return __builtin_cpu_supports("avx2"); }
 bool has_avx512bw() {
@@ -149,6 +186,27 @@ bool has_avx512vnni_vl() { return has_avx512vnni() && __builtin_cpu_supports("av
 bool has_avxvnni() { return __builtin_cpu_supports("avxvnni"); }
 bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
 bool has_avx2_fma() { return has_avx2() && __builtin_cpu_supports("fma"); }
+/// AMX-INT8 in CPUID (leaf 7: EDX bit 24 AMX-TILE, bit 25 AMX-INT8), tile state enabled in XCR0
+/// (bits 17 and 18), and Linux's per-process permission for it (arch_prctl(ARCH_REQ_XCOMP_PERM,
+/// XFEATURE_XTILEDATA = 18), Linux 5.16+): the same three checks as qparity's dispatch
+/// (kernels/dispatch/cpu_features.cc, amx_permission.h).
+bool has_amx_int8() {
+#if defined(__linux__) && defined(__x86_64__)
+  static const bool ok = [] {
+    if (!has_avx512f()) return false;  // also proves OSXSAVE, so XGETBV below cannot fault
+    unsigned eax = 7, ebx = 0, ecx = 0, edx = 0;
+    asm volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+    if (((edx >> 24) & 3u) != 3u) return false;
+    unsigned lo = 0, hi = 0;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
+    if (((lo >> 17) & 3u) != 3u) return false;
+    return syscall(SYS_arch_prctl, 0x1023L, 18L) == 0;
+  }();
+  return ok;
+#else
+  return false;
+#endif
+}
 
 struct Peak {
   const char* name;
@@ -159,7 +217,7 @@ struct Peak {
   double macs_per_loop;  ///< multiply-accumulates of one loop iteration
 };
 
-// MACs per instruction group: 4 per int32 lane for VPDPBUSD and the VPMADDUBSW triple (16 lanes in
+// MACs per instruction group: 16 x 16 x 64 per TDPBUSD, 4 per int32 lane for VPDPBUSD and the VPMADDUBSW triple (16 lanes in
 // zmm, 8 in ymm), 2 per lane for VPMADDWD, 1 per float32 lane for VFMADD231PS.
 const Peak kPeaks[] = {
     {"peak/vpdpbusd/zmm", "limit of qparity avx512vnni (exact, kDot4)", "AVX512-VNNI",
@@ -177,6 +235,8 @@ const Peak kPeaks[] = {
      has_avx512bw, vpmaddubsw_pair_zmm, 6 * 64.0},
     {"peak/vpmaddubsw_pair/ymm", "limit of qparity avx2 pair-saturating model (u8 x s8)", "AVX2",
      has_avx2, vpmaddubsw_pair_ymm, 6 * 32.0},
+    {"peak/tdpbusd/tile", "limit of qparity amx (exact, kRows64)", "AMX-INT8 (and the OS's permission)",
+     has_amx_int8, tdpbusd_tile, 4 * 16.0 * 16.0 * 64.0},
     {"peak/vfmadd231ps/zmm", "limit of the unfused-QDQ float32 sums (qdq_fma avx512) and of MLAS SGEMM",
      "AVX-512F", has_avx512f, vfmadd_zmm, 16 * 16.0},
     {"peak/vfmadd231ps/ymm", "limit of the unfused-QDQ float32 sums (qdq_fma avx2)", "AVX2 + FMA", has_avx2_fma,

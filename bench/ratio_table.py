@@ -58,6 +58,7 @@ HEADLINE_GEMMS = ("64x64x64", "256x256x256", "512x512x512", "1024x1024x1024", "1
 GEMM_TARGET_1_2 = ("64x64x64", "1x1000x1024")
 # Which peak_bench row limits qparity's exact path on each ISA.
 PEAK_OF_ISA = {
+    "amx": "peak/tdpbusd/tile",
     "avx512vnni": "peak/vpdpbusd/zmm",
     "avxvnni": "peak/vpdpbusd_vex/ymm",
     "avx512": "peak/vpmaddwd_vpaddd/zmm",
@@ -65,6 +66,8 @@ PEAK_OF_ISA = {
 }
 # Which peak_bench row limits the pair-saturating kernels (VPMADDUBSW + VPMADDWD) on each ISA.
 PAIR_PEAK_OF_ISA = {
+    "amx": "peak/vpmaddubsw_pair/zmm",
+    "amx": "peak/tdpbusd/tile",
     "avx512vnni": "peak/vpmaddubsw_pair/zmm",
     "avx512": "peak/vpmaddubsw_pair/zmm",
     "avxvnni": "peak/vpmaddubsw_pair/ymm",
@@ -78,6 +81,7 @@ ONEDNN_CAP_OF_ISA = {
     "avxvnni": "AVX2_VNNI",
     "avx512": "AVX512_CORE",
     "avx512vnni": "AVX512_CORE_VNNI",
+    "amx": "AVX512_CORE_AMX",
 }
 HALVED = "arith=halved-filter"
 ALL_CORES = ("DR-AZ", "DR-UP", "SR-UP", "SR-UP-NEON", "SR-AZ", "SR-EVEN", "TRUNC", "FLOOR", "F32",
