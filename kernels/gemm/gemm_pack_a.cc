@@ -75,7 +75,7 @@ void pack_a(const PackedGemmData& d, std::size_t MR, const AType* a, std::size_t
       break;
     }
     case PackFormat::kRows64: {
-      const std::size_t row_bytes = (kgroups * 4 + 63) / 64 * 64;
+      const std::size_t row_bytes = rows64_row_bytes(kgroups);
       *row_bytes_out = row_bytes;
       for (std::size_t r = 0; r < groups_of_rows * MR; ++r) {
         std::uint8_t* o = dst + r * row_bytes;

@@ -112,7 +112,7 @@ TilePlan plan_tile(const PackedGemmData& d, const AOperand<AType>& src, std::siz
   p.direct_segments = kernel.direct_a && p.pack_from_segments && p.seg_groups <= bk.kc;
   p.kc = p.direct_segments ? bk.kc / p.seg_groups * p.seg_groups : bk.kc;
   p.full_block_bytes =
-      p.rows64 ? p.rows_pad * ((p.kc * 4 + 63) / 64 * 64) : p.rows_pad * p.kc * 4;
+      p.rows64 ? p.rows_pad * rows64_row_bytes(p.kc) : p.rows_pad * p.kc * 4;
   return p;
 }
 
@@ -297,9 +297,12 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   // uses: value-initialising it per call was a `rep stos` of 112 bytes, ~15 % of a short-K
   // 1x1 convolution (112x112x16 -> 96).
   UkernelArgs args;
+  // The kernel's per-thread state (AMX tiles) for the whole tile; only this loop's kernels and
+  // epilogues run while it is held.
+  const UkernelSession session(kernel);
   for (std::size_t g0 = 0; g0 < d.kgroups; g0 += kc) {
     const std::size_t kg = std::min(kc, d.kgroups - g0);
-    const std::size_t a_row_bytes = rows64 ? (kg * 4 + 63) / 64 * 64 : 0;
+    const std::size_t a_row_bytes = rows64 ? rows64_row_bytes(kg) : 0;
     const std::uint8_t* a_block = (direct_a || direct_segments)
                                       ? nullptr
                                       : s.a_packed.data() + (g0 / kc) * full_block_bytes;

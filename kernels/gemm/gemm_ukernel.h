@@ -36,8 +36,9 @@
 //   kDot4:    uint8, [kgroups][MR][4]: byte = a + a_offset (a_offset = 128 for int8 activations,
 //             making them unsigned for VPDPBUSD / VPMADDUBSW; 0 for uint8). Rows past M are 0.
 //   kPairs16: int16, [kgroups][MR][2]: the raw activation value (no offset). Rows past M are 0.
-//   kRows64:  uint8 or int8 (raw, no offset), [MR][kgroups * 4] row-major, each row's length a
-//             multiple of 64 bytes (AMX A tiles: 16 rows x 64 bytes), zero past K and past M.
+//   kRows64:  uint8 or int8 (raw, no offset), [MR][kgroups * 4] row-major, rows
+//             rows64_row_bytes(kgroups) apart (AMX A tiles: 16 rows x 64 bytes), zero past K and
+//             past M.
 //
 // ---- Arithmetic per format ---------------------------------------------------------------------
 //   kDot4 exact:       sum of (uint8 A) * (int8 B), exact in int32 (VPDPBUSD, AMX TDPBUSD)
@@ -102,6 +103,15 @@ struct UkernelArgs {
 
 using UkernelFn = void (*)(const UkernelArgs& args);
 
+/// The row stride of a kRows64 block of kgroups groups: whole 64-byte tile rows, an odd number of
+/// them, so that the 16 rows an A tile load reads lie in 16 different L1 sets. With 1024-group
+/// blocks the rows were 4096 bytes apart, all in one set of a 12-way L1: every A tile came from
+/// L2.
+constexpr std::size_t rows64_row_bytes(std::size_t kgroups) {
+  const std::size_t lines = (kgroups * 4 + 63) / 64;
+  return (lines % 2 == 0 ? lines + 1 : lines) * 64;
+}
+
 /// A micro-kernel and its shape. signed_a selects TDPBSSD vs TDPBUSD for kRows64 (the other
 /// formats receive unsigned or int16 data whatever the activation type).
 struct Ukernel {
@@ -113,6 +123,30 @@ struct Ukernel {
   UkernelFn fn = nullptr;
   UkernelFn fn_signed_a = nullptr;  ///< kRows64 only: the int8-activation variant
   bool direct_a = false;  ///< fn (and the fused kernels) also read A unpacked (a_stride, a_segments)
+  /// Optional: per-thread CPU state the kernel needs, set up once around a run of calls instead of
+  /// on every call (AMX: LDTILECFG before, TILERELEASE after). Whoever calls fn calls enter() on
+  /// the same thread first and leave() after the last call (the driver: once per tile, through
+  /// UkernelSession), and runs nothing in between that could change that state. The AMX kernel's
+  /// LDTILECFG was 21 % of its time when every call configured the tiles.
+  void (*enter)() = nullptr;
+  void (*leave)() = nullptr;
+};
+
+/// enter() now, leave() when the scope ends, also by an exception: a tile state left configured
+/// would cost 8 KiB more in every context switch of the thread until it exits.
+class UkernelSession {
+ public:
+  explicit UkernelSession(const Ukernel& k) : leave_(k.leave) {
+    if (k.enter != nullptr) k.enter();
+  }
+  ~UkernelSession() {
+    if (leave_ != nullptr) leave_();
+  }
+  UkernelSession(const UkernelSession&) = delete;
+  UkernelSession& operator=(const UkernelSession&) = delete;
+
+ private:
+  void (*leave_)();
 };
 
 /// The micro-kernels each ISA translation unit provides (entries with fn == nullptr are absent).

@@ -257,14 +257,16 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   // not pay. Measured on AVX-512 VNNI (Zen 4, one core, GOPS, 128-group blocks -> whole K):
   // 1024^3 DR-AZ 425 -> 439, 784x128x1152 424 -> 443, 14x14x256->256 3x3 conv 421 -> 442,
   // 56x56x64->64 3x3 conv 387 -> 407; the AVX2 and AVX-512BW kernels gain 3-5 % too. At 1024
-  // groups a 96-row A tile is 384 KiB and a B slice 128 KiB, within L2. AMX keeps 128-group
-  // blocks (measured for it on other hardware, not measurable here). A multiple of 16 groups
+  // groups a 96-row A tile is 384 KiB and a B slice 128 KiB, within L2. AMX too, measured on its
+  // first AMX machine (Xeon family 6 model 207, one core, DR-AZ, best of 5 interleaved runs):
+  // 128-group blocks -> 1024, 1024^3 1.29 -> 1.70 TOPS; 256-group blocks and taller tiles (mc 256)
+  // were within that machine's noise of 1024 on the headline shapes. A multiple of 16 groups
   // (AMX tile depth).
   // mc x nc: about 96 x 256 int32 accumulators (96 KiB, L2) per tile, enough tiles for threads.
   // K longer than one block is split into equal blocks (rounded to 16 groups) rather than full
   // blocks and a short tail, whose tail would pay a whole tile's accumulator load / store for a
   // few groups.
-  const std::size_t kc_max = isa == Isa::kAmx ? 128 : 1024;
+  constexpr std::size_t kc_max = 1024;
   const std::size_t k_blocks = (d->kgroups + kc_max - 1) / kc_max;
   d->kc = std::min<std::size_t>(kc_max, round_up((d->kgroups + k_blocks - 1) / k_blocks, 16));
   // Short K (a 1x1 convolution over few channels): taller tiles, up to 384 rows, so that the

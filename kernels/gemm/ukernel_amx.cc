@@ -1,7 +1,8 @@
 // AMX GEMM micro-kernels: TDPBUSD (uint8 activations) and TDPBSSD (int8 activations, raw: the
 // kRows64 format has no +128 offset) over the kRows64 format, exact. The kernel body is
 // kernels/gemm/ukernel_amx_body.h (shared with the software-AMX test); this file supplies the
-// instructions. The driver only calls these kernels when Isa::kAmx is supported, which includes
+// instructions, and the kernel's enter / leave (LDTILECFG / TILERELEASE, once per tile). The driver
+// only calls these kernels when Isa::kAmx is supported, which includes
 // the Linux permission for the tile data state (kernels/dispatch/amx_permission.h).
 //
 // Why inline assembly and not GCC's AMX intrinsics: GCC 12's _tile_loadconfig declares its
@@ -76,6 +77,8 @@ struct AmxOps {
 
 void amx_u8(const UkernelArgs& p) { amx_rows64_kernel<AmxOps, false>(p); }
 void amx_s8(const UkernelArgs& p) { amx_rows64_kernel<AmxOps, true>(p); }
+void amx_begin() { amx_enter<AmxOps>(); }
+void amx_end() { amx_leave<AmxOps>(); }
 
 }  // namespace
 }  // namespace gemm_amx
@@ -87,6 +90,8 @@ UkernelSet ukernel_set() {
   UkernelSet s;
   s.exact = Ukernel{"amx-rows64-32x32", PackFormat::kRows64, Arithmetic::kExact, kAmxMr, kAmxNr,
                     &amx_u8, &amx_s8};
+  s.exact.enter = &amx_begin;
+  s.exact.leave = &amx_end;
   return s;  // pair_saturate absent: TDPB*D cannot saturate pairs (the driver uses AVX-512BW's)
 }
 }  // namespace

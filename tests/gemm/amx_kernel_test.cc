@@ -12,7 +12,8 @@
 //    each stored tile compared bit for bit with the contract's formula computed here.
 //  * AmxKernelEmulated.LargestBlock: K = kMaxKBlock with max-magnitude products.
 //  * AmxKernelEmulated.Property: RapidCheck over all of the above.
-// Every run also checks that the kernel configures the tiles once, releases them, issues 4 TDPs
+// Every run also checks that the kernel neither configures nor releases the tiles (its enter and
+// leave do, as the driver calls them: once around a tile's calls), issues 4 TDPs
 // per 16-group step, and that every tile load / store stays inside its operand: B rows outside
 // the K block (filled with garbage here, as the next block's data in the driver), A guard bytes,
 // and C cells around the tile are never touched.
@@ -46,6 +47,8 @@ using qparity::internal::kPanelGroupBytes;
 using qparity::internal::UkernelArgs;
 using qparity::internal::gemm_amx_emulated::AmxTileConfig;
 using qparity::internal::gemm_amx_emulated::amx_rows64_kernel;
+using qparity::internal::gemm_amx_emulated::amx_enter;
+using qparity::internal::gemm_amx_emulated::amx_leave;
 using qparity::internal::gemm_amx_emulated::kAmxMr;
 using qparity::internal::gemm_amx_emulated::kAmxNr;
 using qparity::internal::gemm_amx_emulated::kAmxStepGroups;
@@ -369,9 +372,12 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
   args.accumulate = accumulate;
 
   Emulator& cpu = emulated_cpu();
-  cpu.reset_counts();
   std::ostringstream err;
+  // As the driver runs it: enter (the configuration), the kernel, leave (the release); the
+  // kernel's own instructions counted alone, so that it cannot configure or release by itself.
   try {
+    amx_enter<EmulatedOps>();
+    cpu.reset_counts();
     if (cs.signed_a) {
       amx_rows64_kernel<EmulatedOps, true>(args);
     } else {
@@ -381,11 +387,14 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
     cpu.tilerelease();
     return describe(cs) + ": fault: " + f.what();
   }
+  if (!cpu.configured()) err << " the kernel released the tiles (the driver's leave does);";
+  if (cpu.counts().ldtilecfg != 0) err << " " << cpu.counts().ldtilecfg << " LDTILECFG in the kernel, want 0;";
+  if (cpu.counts().tilerelease != 0) err << " TILERELEASE in the kernel;";
+  amx_leave<EmulatedOps>();
 
   // Tile state and instruction counts.
   const std::size_t steps = (kg + kAmxStepGroups - 1) / kAmxStepGroups;
-  if (cpu.configured()) err << " tiles left configured (no TILERELEASE);";
-  if (cpu.counts().ldtilecfg != 1) err << " " << cpu.counts().ldtilecfg << " LDTILECFG, want 1;";
+  if (cpu.configured()) err << " tiles left configured after leave;";
   if (cpu.counts().tdp != 4 * steps) err << " " << cpu.counts().tdp << " TDP, want " << 4 * steps << ";";
   if (cpu.counts().tileloadd > 4 * steps + 4) {
     err << " " << cpu.counts().tileloadd << " TILELOADD: an A or B tile loaded for fewer than two TDPs;";
@@ -542,6 +551,8 @@ TEST(AmxKernelEmulated, SetMetadataMatchesTheBody) {
   EXPECT_EQ(s.exact.arithmetic, qparity::internal::Arithmetic::kExact);
   EXPECT_EQ(s.exact.mr, kAmxMr);
   EXPECT_EQ(s.exact.nr, kAmxNr);
+  EXPECT_NE(s.exact.enter, nullptr) << "the tiles must be configured before the kernel runs";
+  EXPECT_NE(s.exact.leave, nullptr) << "and released after";
   EXPECT_EQ(s.pair_saturate.fn, nullptr);
   }
 }

@@ -49,6 +49,7 @@ using qparity::internal::kPanelGroupBytes;
 using qparity::internal::PackFormat;
 using qparity::internal::Ukernel;
 using qparity::internal::UkernelArgs;
+using qparity::internal::UkernelSession;
 using qparity::internal::UkernelFn;
 using qparity::internal::UkernelSet;
 
@@ -334,7 +335,10 @@ std::string run_and_check(const KernelUnderTest& kut, const Operands& op, const 
   args.col_init = init.col.empty() ? nullptr : init.col.data();
   args.row_init = init.row.empty() ? nullptr : init.row.data();
   args.accumulate = init.accumulate;
-  kut.fn(args);
+  {
+    const UkernelSession session(kut.kernel);  // enter / leave, as the driver calls them
+    kut.fn(args);
+  }
 
   std::ostringstream err;
   std::size_t bad = 0;
