@@ -66,8 +66,7 @@ PEAK_OF_ISA = {
 }
 # Which peak_bench row limits the pair-saturating kernels (VPMADDUBSW + VPMADDWD) on each ISA.
 PAIR_PEAK_OF_ISA = {
-    "amx": "peak/vpmaddubsw_pair/zmm",
-    "amx": "peak/tdpbusd/tile",
+    "amx": "peak/vpmaddubsw_pair/zmm",  # TDPB*D cannot saturate pairs: AVX-512BW's kernel runs it
     "avx512vnni": "peak/vpmaddubsw_pair/zmm",
     "avx512": "peak/vpmaddubsw_pair/zmm",
     "avxvnni": "peak/vpmaddubsw_pair/ymm",
