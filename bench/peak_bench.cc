@@ -39,10 +39,7 @@
 #include <cstdint>
 #include <string>
 
-#if defined(__linux__) && defined(__x86_64__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "qparity/isa.h"
 
 namespace {
 
@@ -150,8 +147,10 @@ __attribute__((noinline, target("avx2,fma"))) void vfmadd_ymm(std::int64_t loops
 }
 
 // TDPBUSD: tiles 0..3 accumulate (16 rows x 64 bytes each), 4 and 5 are the u8 sources, 6 and 7 the
-// s8 ones; every tile configured 16 x 64 (palette 1). The configuration is the 64-byte LDTILECFG
-// operand (Intel SDM): palette byte, 15 reserved bytes, colsb[16] as uint16, rows[16] as uint8.
+// s8 ones; every tile configured 16 x 64 (palette 1), as qparity's kernel configures them. The
+// 64-byte LDTILECFG operand (Intel SDM): palette byte, 15 reserved bytes, colsb[16] as uint16,
+// rows[16] as uint8. (kAmxTileConfig in ukernel_amx_body.h is the kernel's; that header needs the
+// library's generated build headers, which this standalone bench does not see.)
 struct alignas(64) AmxConfig {
   unsigned char palette = 1;
   unsigned char reserved0[15] = {};
@@ -186,26 +185,10 @@ bool has_avx512vnni_vl() { return has_avx512vnni() && __builtin_cpu_supports("av
 bool has_avxvnni() { return __builtin_cpu_supports("avxvnni"); }
 bool has_avx512f() { return __builtin_cpu_supports("avx512f"); }
 bool has_avx2_fma() { return has_avx2() && __builtin_cpu_supports("fma"); }
-/// AMX-INT8 in CPUID (leaf 7: EDX bit 24 AMX-TILE, bit 25 AMX-INT8), tile state enabled in XCR0
-/// (bits 17 and 18), and Linux's per-process permission for it (arch_prctl(ARCH_REQ_XCOMP_PERM,
-/// XFEATURE_XTILEDATA = 18), Linux 5.16+): the same three checks as qparity's dispatch
-/// (kernels/dispatch/cpu_features.cc, amx_permission.h).
+/// AMX in qparity's own dispatch's sense: CPUID, the tile state in XCR0 and Linux's per-process
+/// permission, which supported_isas() requests (kernels/dispatch/amx_permission.h).
 bool has_amx_int8() {
-#if defined(__linux__) && defined(__x86_64__)
-  static const bool ok = [] {
-    if (!has_avx512f()) return false;  // also proves OSXSAVE, so XGETBV below cannot fault
-    unsigned eax = 7, ebx = 0, ecx = 0, edx = 0;
-    asm volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
-    if (((edx >> 24) & 3u) != 3u) return false;
-    unsigned lo = 0, hi = 0;
-    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
-    if (((lo >> 17) & 3u) != 3u) return false;
-    return syscall(SYS_arch_prctl, 0x1023L, 18L) == 0;
-  }();
-  return ok;
-#else
-  return false;
-#endif
+  return (qparity::supported_isas() & qparity::mask_of(qparity::Isa::kAmx)) != 0;
 }
 
 struct Peak {
@@ -217,8 +200,9 @@ struct Peak {
   double macs_per_loop;  ///< multiply-accumulates of one loop iteration
 };
 
-// MACs per instruction group: 16 x 16 x 64 per TDPBUSD, 4 per int32 lane for VPDPBUSD and the VPMADDUBSW triple (16 lanes in
-// zmm, 8 in ymm), 2 per lane for VPMADDWD, 1 per float32 lane for VFMADD231PS.
+// MACs per instruction group: 16 x 16 x 64 per TDPBUSD, 4 per int32 lane for VPDPBUSD and the
+// VPMADDUBSW triple (16 lanes in zmm, 8 in ymm), 2 per lane for VPMADDWD, 1 per float32 lane for
+// VFMADD231PS.
 const Peak kPeaks[] = {
     {"peak/vpdpbusd/zmm", "limit of qparity avx512vnni (exact, kDot4)", "AVX512-VNNI",
      has_avx512vnni, vpdpbusd_zmm, 16 * 64.0},

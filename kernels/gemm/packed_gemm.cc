@@ -258,9 +258,10 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   // 1024^3 DR-AZ 425 -> 439, 784x128x1152 424 -> 443, 14x14x256->256 3x3 conv 421 -> 442,
   // 56x56x64->64 3x3 conv 387 -> 407; the AVX2 and AVX-512BW kernels gain 3-5 % too. At 1024
   // groups a 96-row A tile is 384 KiB and a B slice 128 KiB, within L2. AMX too, measured on its
-  // first AMX machine (Xeon family 6 model 207, one core, DR-AZ, best of 5 interleaved runs):
-  // 128-group blocks -> 1024, 1024^3 1.29 -> 1.70 TOPS; 256-group blocks and taller tiles (mc 256)
-  // were within that machine's noise of 1024 on the headline shapes. A multiple of 16 groups
+  // first AMX machine (Xeon family 6 model 207, one core, DR-AZ): with LDTILECFG on every kernel
+  // call, 128-group blocks -> 1024 took 1024^3 from 1.29 to 1.70 TOPS (one run each); with the
+  // configuration once per tile, 128, 256 and 1024 groups (and taller tiles, mc 256) were within
+  // that noisy machine's noise of each other (best of 3: 1.68, 1.83, 1.72 TOPS). A multiple of 16 groups
   // (AMX tile depth).
   // mc x nc: about 96 x 256 int32 accumulators (96 KiB, L2) per tile, enough tiles for threads.
   // K longer than one block is split into equal blocks (rounded to 16 groups) rather than full
