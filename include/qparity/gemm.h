@@ -89,7 +89,8 @@ class PackedGemm {
   Isa isa() const;
   /// The main micro-kernel, e.g. "avx512vnni-dot4-8x32" (for logs and benchmarks).
   std::string kernel_name() const;
-  /// The micro-kernel a call with m rows uses (a few-row kernel may serve small m).
+  /// The micro-kernel a call with m rows uses (a few-row kernel may serve small m, possibly of a
+  /// parent ISA: on AMX, AVX-512 VNNI's).
   std::string kernel_name(std::size_t m) const;
   /// Bytes of packed data held.
   std::size_t packed_bytes() const;

@@ -294,10 +294,12 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
 }
 
 template <class AType>
-void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperand<AType>& src,
-                          std::size_t i0, std::size_t rows, std::size_t kc,
-                          std::size_t full_block_bytes, std::uint8_t* dst, SegmentTable& s) {
-  const std::uint32_t flip = activation_offset<AType>(d) ? 0x80808080u : 0u;
+void pack_a_from_segments(const PackedGemmData& d, const Ukernel& kernel,
+                          const AOperand<AType>& src, std::size_t i0, std::size_t rows,
+                          std::size_t kc, std::size_t full_block_bytes, std::uint8_t* dst,
+                          SegmentTable& s) {
+  const std::size_t MR = kernel.mr;
+  const std::uint32_t flip = activation_offset<AType>(kernel) ? 0x80808080u : 0u;
   const std::size_t taps = src.taps, sg = src.seg / 4;
   build_segment_table(MR, src, i0, rows, s);
   const std::uint8_t* row_ptr[kMaxMr];
@@ -318,11 +320,11 @@ void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperan
 }
 
 #define QPARITY_INDIRECT_A_INSTANTIATE(A)                                                          \
-  template void gather_rows<A>(const AOperand<A>&, std::size_t, std::size_t, A*, std::size_t);    \
-  template void build_segment_table<A>(std::size_t, const AOperand<A>&, std::size_t, std::size_t, \
-                                       SegmentTable&);                                            \
-  template void pack_a_from_segments<A>(const PackedGemmData&, std::size_t, const AOperand<A>&,   \
-                                        std::size_t, std::size_t, std::size_t, std::size_t,       \
+  template void gather_rows<A>(const AOperand<A>&, std::size_t, std::size_t, A*, std::size_t);     \
+  template void build_segment_table<A>(std::size_t, const AOperand<A>&, std::size_t, std::size_t,  \
+                                       SegmentTable&);                                             \
+  template void pack_a_from_segments<A>(const PackedGemmData&, const Ukernel&, const AOperand<A>&, \
+                                        std::size_t, std::size_t, std::size_t, std::size_t,        \
                                         std::uint8_t*, SegmentTable&);
 QPARITY_FOR_EACH_ACTIVATION_TYPE(QPARITY_INDIRECT_A_INSTANTIATE)
 #undef QPARITY_INDIRECT_A_INSTANTIATE

@@ -38,22 +38,23 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
 /// Packs an indirect A's rows [i0, i0 + rows) for the kDot4 format straight from the input, all K
 /// blocks (block b at dst + b * full_block_bytes, kc groups per full block), when every segment is
 /// a whole number of K groups (seg % 4 == 0): each (segment, K block) run of one MR-row group is
-/// one pack_dot4_run over that segment's row pointers. Same bytes as pack_a on the gathered rows
-/// (rows past `rows` are zeros). Leaves the rows' segment table in s (build_segment_table).
+/// one pack_dot4_run over that segment's row pointers (MR = kernel.mr, a kDot4 kernel). Same bytes
+/// as pack_a on the gathered rows (rows past `rows` are zeros). Leaves the rows' segment table in s
+/// (build_segment_table).
 template <class AType>
-void pack_a_from_segments(const PackedGemmData& d, std::size_t MR, const AOperand<AType>& src,
-                          std::size_t i0, std::size_t rows, std::size_t kc,
-                          std::size_t full_block_bytes, std::uint8_t* dst, SegmentTable& s);
+void pack_a_from_segments(const PackedGemmData& d, const Ukernel& kernel,
+                          const AOperand<AType>& src, std::size_t i0, std::size_t rows,
+                          std::size_t kc, std::size_t full_block_bytes, std::uint8_t* dst,
+                          SegmentTable& s);
 
-#define QPARITY_INDIRECT_A_EXTERN(A)                                                              \
-  extern template void gather_rows<A>(const AOperand<A>&, std::size_t, std::size_t, A*,          \
-                                      std::size_t);                                              \
-  extern template void build_segment_table<A>(std::size_t, const AOperand<A>&, std::size_t,      \
-                                              std::size_t, SegmentTable&);                       \
-  extern template void pack_a_from_segments<A>(const PackedGemmData&, std::size_t,               \
-                                               const AOperand<A>&, std::size_t, std::size_t,     \
-                                               std::size_t, std::size_t, std::uint8_t*,          \
-                                               SegmentTable&);
+#define QPARITY_INDIRECT_A_EXTERN(A)                                                        \
+  extern template void gather_rows<A>(const AOperand<A>&, std::size_t, std::size_t, A*,     \
+                                      std::size_t);                                         \
+  extern template void build_segment_table<A>(std::size_t, const AOperand<A>&, std::size_t, \
+                                              std::size_t, SegmentTable&);                  \
+  extern template void pack_a_from_segments<A>(                                             \
+      const PackedGemmData&, const Ukernel&, const AOperand<A>&, std::size_t, std::size_t,  \
+      std::size_t, std::size_t, std::uint8_t*, SegmentTable&);
 QPARITY_FOR_EACH_ACTIVATION_TYPE(QPARITY_INDIRECT_A_EXTERN)
 #undef QPARITY_INDIRECT_A_EXTERN
 

@@ -10,16 +10,16 @@ namespace qparity {
 namespace internal {
 
 template <class AType>
-void pack_a(const PackedGemmData& d, std::size_t MR, const AType* a, std::size_t lda,
+void pack_a(const PackedGemmData& d, const Ukernel& kernel, const AType* a, std::size_t lda,
             std::size_t rows, std::size_t k0, std::size_t kgroups, std::uint8_t* dst,
             std::size_t* row_bytes_out) {
-  const std::size_t K = d.k;
+  const std::size_t K = d.k, MR = kernel.mr;
   const std::size_t groups_of_rows = ceil_div(rows, MR);
-  switch (d.kernel.format) {
+  switch (kernel.format) {
     case PackFormat::kDot4: {
       // Each row's K bytes become dwords at a stride of MR dwords; the +128 of int8 activations
       // is an XOR of the sign bits (a + 128 mod 256 = a ^ 0x80), four bytes at a time.
-      const std::uint32_t flip = activation_offset<AType>(d) ? 0x80808080u : 0u;
+      const std::uint32_t flip = activation_offset<AType>(kernel) ? 0x80808080u : 0u;
       const std::size_t k_end = std::min(K, k0 + kgroups * 4);
       const std::size_t full = (k_end - k0) / 4;  // groups entirely inside K
       const std::uint8_t* row_ptr[kMaxMr];
@@ -89,8 +89,8 @@ void pack_a(const PackedGemmData& d, std::size_t MR, const AType* a, std::size_t
   }
 }
 
-#define QPARITY_PACK_A_INSTANTIATE(A)                                                     \
-  template void pack_a<A>(const PackedGemmData&, std::size_t, const A*, std::size_t,      \
+#define QPARITY_PACK_A_INSTANTIATE(A)                                                   \
+  template void pack_a<A>(const PackedGemmData&, const Ukernel&, const A*, std::size_t, \
                           std::size_t, std::size_t, std::size_t, std::uint8_t*, std::size_t*);
 QPARITY_FOR_EACH_ACTIVATION_TYPE(QPARITY_PACK_A_INSTANTIATE)
 #undef QPARITY_PACK_A_INSTANTIATE

@@ -99,9 +99,9 @@ TilePlan plan_tile(const PackedGemmData& d, const AOperand<AType>& src, std::siz
   p.ld = p.cols_pad;
   p.folded = d.plan == AccumulationPlan::kFoldedInt32;
   p.wide_chunks = !p.folded && d.k > kMaxKBlock;
-  p.rows64 = d.kernel.format == PackFormat::kRows64;
+  p.rows64 = kernel.format == PackFormat::kRows64;
   p.pack_from_segments = src.indirect() && p.folded && !d.has_b_zero_point &&
-                         d.kernel.format == PackFormat::kDot4 && src.seg % 4 == 0;
+                         kernel.format == PackFormat::kDot4 && src.seg % 4 == 0;
   // Bytes the last group of a row reads past K; they are inside A when at least that many bytes of
   // A follow the tile's last row's K values: (rows after the tile) x lda >= the overhang (the rows
   // of a strided A are lda >= K bytes apart).
@@ -171,14 +171,14 @@ void prepare_row_block(const TilePlan& p, const PackedGemmData& d, const AOperan
     return;
   }
   if (p.pack_from_segments) {
-    pack_a_from_segments(d, p.MR, src, p.i0, p.rows, p.kc, p.full_block_bytes, s.a_packed.data(),
-                         s.segments);
+    pack_a_from_segments(d, *p.kernel, src, p.i0, p.rows, p.kc, p.full_block_bytes,
+                         s.a_packed.data(), s.segments);
     return;
   }
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::size_t g0 = b * p.kc, kg = std::min(p.kc, d.kgroups - g0);
     std::size_t row_bytes = 0;
-    pack_a(d, p.MR, strided.a, strided.lda, p.rows, g0 * d.group, kg,
+    pack_a(d, *p.kernel, strided.a, strided.lda, p.rows, g0 * d.group, kg,
            s.a_packed.data() + b * p.full_block_bytes, &row_bytes);
   }
 }
@@ -550,7 +550,7 @@ void run_tile(const PackedGemmData& d, const AOperand<AType>& src, std::size_t m
   const TilePlan p = plan_tile(d, src, m, tile, row_blocks);
   const StridedRows<AType> strided = strided_rows(p, d, src, rows_ready, s);
   if (!rows_ready) prepare_row_block(p, d, src, strided, za, s);
-  const std::int64_t c_off = activation_offset<AType>(d);
+  const std::int64_t c_off = activation_offset<AType>(*p.kernel);
   const InitialValues init = fold_initial_values(p, d, za, c_off, s);
   Out* const dst = c_base + p.i0 * ldc + p.j0;
   run_kernels(p, d, src, strided, c_off, init, output, dst, ldc, s);

@@ -66,6 +66,13 @@ inline constexpr std::size_t kMaxKBlock = 65536;
 
 enum class PackFormat : std::uint8_t { kDot4, kPairs16, kRows64 };
 
+/// Whether kernels of these two formats read the same packed B (the formats differ only in A):
+/// kDot4 and kRows64 share the int8 4-byte-group panels, kPairs16 has its own int16 ones. The
+/// kernels of one PackedGemm must share its B; each packs or reads A in its own format.
+constexpr bool shares_packed_b(PackFormat x, PackFormat y) {
+  return (x == PackFormat::kPairs16) == (y == PackFormat::kPairs16);
+}
+
 enum class Arithmetic : std::uint8_t {
   kExact,          ///< exact int32 products summed (wrapping never happens for kc <= kMaxKBlock)
   kPairSaturate16  ///< kDot4 only: VPMADDUBSW's int16 pair saturation, then int32 sums
@@ -152,9 +159,21 @@ class UkernelSession {
 /// The micro-kernels each ISA translation unit provides (entries with fn == nullptr are absent).
 struct UkernelSet {
   Ukernel exact;         ///< the fast exact kernel of this ISA
+  /// The least K (elements) `exact` serves: a PackedGemm of shorter K takes the nearest
+  /// ancestor's exact kernel set instead (packed_gemm.cc, kernel_source). AMX: 64, one tile's
+  /// depth. Below it a TDPBUSD multiplies zero groups, and the tile stores, A packing and separate
+  /// requantization pass cost more than the products; AVX-512 VNNI's kernel reads A in place and
+  /// requantizes from registers. Measured on Xeon family 6 model 207 (gemm_bench, one thread,
+  /// median of 3, DR-AZ GOPS, AMX kernels -> AVX-512 VNNI's under the amx path): K = 16
+  /// (12544x96) 82 -> 122, K = 27 (12544x32) 96 -> 172, K = 32 (12544x64) 148 -> 193, (12544x16)
+  /// 74 -> 161, (784x192) 174 -> 197; at K = 64 AMX's own are faster (3136x64 333 against 258,
+  /// 3136x128 387 against 260).
+  std::size_t exact_min_k = 0;
   /// Optional: an exact kernel for calls with very few rows (mr of 1..4, e.g. a batch-1 fully
   /// connected layer, where the main kernel would compute mostly padding rows). Same packing
-  /// format as `exact`; its nr must divide or be a multiple of exact's nr.
+  /// format as `exact`; its nr must divide or be a multiple of exact's nr. A set without one
+  /// takes its nearest ancestor's whose packed B is the same (shares_packed_b; packed_gemm.cc):
+  /// AMX, whose tiles compute 32 rows, runs few-row calls on AVX-512 VNNI's kDot4 kernel.
   Ukernel exact_narrow;
   /// Optional: `exact` over one B panel (mr x 16), same packing format, arithmetic, mr and A
   /// modes (direct_a), for a column block with at most 16 valid columns (N = 16, or the last

@@ -27,22 +27,38 @@ const UkernelSet& ukernels_of(Isa isa) {
   return s != nullptr ? *s : none;
 }
 
-// The ISA whose set provides the kernel for (isa, model): the ISA itself, else the nearest
-// ancestor (isa_list.h) that has one. SSE4.1 has no GEMM kernels (it runs the portable ones); the
-// VNNI and AMX paths take their pair-saturating kernel from the AVX-512BW / AVX2 set, because
-// VPMADDUBSW is the instruction that model describes.
-Isa kernel_source(Isa isa, bool pair_saturating) {
+// The ISA whose set provides the kernel for (isa, model, K): the ISA itself, else the nearest
+// ancestor (isa_list.h) that has one, for the exact model one whose kernel serves this K
+// (UkernelSet::exact_min_k: AMX's below 64). SSE4.1 has no GEMM kernels (it runs the portable
+// ones); the VNNI and AMX paths take their pair-saturating kernel from the AVX-512BW / AVX2 set,
+// because VPMADDUBSW is the instruction that model describes.
+Isa kernel_source(Isa isa, bool pair_saturating, std::size_t k) {
   for (Isa i = isa;; i = parent_of(i)) {
     const UkernelSet& s = ukernels_of(i);
-    if ((pair_saturating ? s.pair_saturate : s.exact).fn != nullptr) return i;
+    if (pair_saturating ? s.pair_saturate.fn != nullptr
+                        : s.exact.fn != nullptr && k >= s.exact_min_k) {
+      return i;
+    }
     if (i == Isa::kScalar) break;
   }
   throw InvalidArgument("qparity: no GEMM micro-kernel for this model");  // unreachable: scalar has both
 }
 
-Ukernel choose_kernel(Isa isa, bool pair_saturating) {
-  const UkernelSet& s = ukernels_of(kernel_source(isa, pair_saturating));
+Ukernel choose_kernel(Isa isa, bool pair_saturating, std::size_t k) {
+  const UkernelSet& s = ukernels_of(kernel_source(isa, pair_saturating, k));
   return pair_saturating ? s.pair_saturate : s.exact;
+}
+
+// The few-row exact kernel for `main`: the ISA's own, else the nearest ancestor's that reads the
+// same packed B (gemm_ukernel.h, shares_packed_b); none: null. AMX has none of its own: its
+// tiles compute 32 rows, and a batch-1 fully connected layer (1 x 1000 x 1024, DR-AZ) ran at
+// 94 GOPS on them against 227-234 on AVX-512 VNNI's 1x64 kernel (Xeon family 6 model 207).
+const Ukernel* exact_narrow_for(Isa isa, const Ukernel& main) {
+  for (Isa i = isa;; i = parent_of(i)) {
+    const Ukernel& k = ukernels_of(i).exact_narrow;
+    if (k.fn != nullptr && shares_packed_b(k.format, main.format)) return &k;
+    if (i == Isa::kScalar) return nullptr;
+  }
 }
 
 void validate_weights(const GemmWeights& w, RoundingCore core, AccumulatorSpec acc) {
@@ -155,8 +171,9 @@ void plan_epilogue(PackedGemmData& d) {
   }
   // A main kernel with a fused form (the AVX-512 VNNI one) requantizes its accumulators from
   // registers; its plan is the one just built, by the same-width epilogue its ISA is served by.
-  const GemmFusedKernels* fused = own_kernels<GemmFusedFamily>(d.isa);
-  if (fused != nullptr && fused->lanes == isa.lanes && d.kernel.fn == ukernels_of(d.isa).exact.fn) {
+  const GemmFusedKernels* fused = own_kernels<GemmFusedFamily>(d.kernel_isa);
+  if (fused != nullptr && fused->lanes == isa.lanes &&
+      d.kernel.fn == ukernels_of(d.kernel_isa).exact.fn) {
     e.fused = fused->get(variant, false);
     e.fused_saturated = fused->get(variant, true);
     if (d.one_panel.fn != nullptr && fused->get_one_panel != nullptr) {
@@ -191,7 +208,8 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
              (kind == AccumulatorKind::kWrapping && accumulator.bits <= 32))
                 ? AccumulationPlan::kFoldedInt32
                 : AccumulationPlan::kExactWide;
-  d->kernel = choose_kernel(isa, kind == AccumulatorKind::kPairSaturating);
+  d->kernel_isa = kernel_source(isa, kind == AccumulatorKind::kPairSaturating, w.k);
+  d->kernel = choose_kernel(isa, kind == AccumulatorKind::kPairSaturating, w.k);
   bool pair_kernel = kind == AccumulatorKind::kPairSaturating;
   // The exact int32 model, on an ISA whose exact kernel multiplies int16 pairs (AVX2, AVX-512BW:
   // VPMADDWD, 2 products per 16-bit lane), runs on the pair-saturating kernel (VPMADDUBSW, 2 per
@@ -200,21 +218,21 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   // docs/architecture.md (Small weights on the pair kernel).
   if (kind == AccumulatorKind::kInt32 && d->kernel.format == PackFormat::kPairs16 &&
       pairs_cannot_saturate(w)) {
-    const Ukernel pair = choose_kernel(isa, true);
+    const Ukernel pair = choose_kernel(isa, true, w.k);
     if (pair.fn != nullptr && pair.arithmetic == Arithmetic::kPairSaturate16) {
       d->kernel = pair;
+      d->kernel_isa = kernel_source(isa, true, w.k);
       pair_kernel = true;
     }
   }
   if (pair_kernel) {
     // The few-row pair-saturating kernel of the set the main one came from (same packing).
-    const Ukernel& narrow = ukernels_of(kernel_source(isa, true)).pair_saturate_narrow;
+    const Ukernel& narrow = ukernels_of(d->kernel_isa).pair_saturate_narrow;
     if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;
   } else {
-    const Ukernel& narrow = ukernels_of(isa).exact_narrow;
-    if (narrow.fn != nullptr && narrow.format == d->kernel.format) d->narrow = narrow;
+    if (const Ukernel* narrow = exact_narrow_for(isa, d->kernel)) d->narrow = *narrow;
     // The one-panel kernel only stands in for the exact kernel it is a variant of.
-    const UkernelSet& own = ukernels_of(isa);
+    const UkernelSet& own = ukernels_of(d->kernel_isa);
     if (own.exact_one_panel.fn != nullptr && own.exact.fn == d->kernel.fn &&
         own.exact_one_panel.mr == d->kernel.mr && own.exact_one_panel.format == d->kernel.format &&
         own.exact_one_panel.direct_a == d->kernel.direct_a) {

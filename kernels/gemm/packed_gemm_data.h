@@ -51,6 +51,10 @@ struct PackedGemmData {
   AccumulatorSpec accumulator{};
   AccumulationPlan plan = AccumulationPlan::kFoldedInt32;
   Isa isa = Isa::kScalar;      ///< the ISA the weights were packed for
+  /// The ISA whose kernel set `kernel` comes from: isa or an ancestor (a model it has no kernel
+  /// for, or a K its kernel does not serve: UkernelSet::exact_min_k). Its fused epilogue, one-panel
+  /// and row-tail kernels go with it.
+  Isa kernel_isa = Isa::kScalar;
   Ukernel kernel{};
   Ukernel narrow{};            ///< optional few-row kernel (fn == nullptr: none)
   /// Optional: `kernel` over one panel (UkernelSet::exact_one_panel; fn == nullptr: none), for the

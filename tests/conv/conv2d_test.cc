@@ -338,13 +338,14 @@ TEST(Conv2DOnePanel, NarrowOutputChannelCountsMatchTheReference) {
 }
 
 // The plan each geometry runs with, and each ISA's own GEMM kernels underneath (no silent
-// fallback to another path).
+// fallback to another path). 16 output pixels and 64 input channels: AMX's own kernels serve
+// neither calls of at most kNarrowMaxRows rows nor K < 64 (they run AVX-512 VNNI's, and say so).
 TEST(Conv2DPlan, KernelNameSaysThePlanAndTheIsa) {
   std::mt19937 rng(10);
   const auto unit = make_case<std::int8_t, std::int8_t>(
-      rng, RoundingCore::kSingleRoundingUpward, geometry(1, 4, 4, 8, 16, 1, window(1, 1, 1, 1, 1, 1, Padding::kValid)), Fill::kRandom);
+      rng, RoundingCore::kSingleRoundingUpward, geometry(1, 4, 4, 64, 16, 1, window(1, 1, 1, 1, 1, 1, Padding::kValid)), Fill::kRandom);
   const auto strided = make_case<std::int8_t, std::int8_t>(
-      rng, RoundingCore::kSingleRoundingUpward, geometry(1, 4, 4, 8, 16, 1, window(1, 1, 2, 2, 1, 1, Padding::kValid)), Fill::kRandom);
+      rng, RoundingCore::kSingleRoundingUpward, geometry(1, 8, 8, 64, 16, 1, window(1, 1, 2, 2, 1, 1, Padding::kValid)), Fill::kRandom);
   qparity_test::for_each_supported_isa([&](Isa isa) {
     const std::string expect_isa = isa == Isa::kSse41 ? "scalar" : to_string(isa);
     const PackedConv2D a(isa, unit.geo, unit.weights(), RoundingCore::kSingleRoundingUpward);

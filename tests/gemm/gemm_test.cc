@@ -731,13 +731,15 @@ TEST(GemmBadInput, NamesTheParameter) {
   }
 }
 
-// Each ISA that has GEMM kernels of its own must run them when forced (no silent fallback).
+// Each ISA that has GEMM kernels of its own must run them when forced (no silent fallback). K = 64:
+// AMX's kernels serve K >= 64 only (UkernelSet::exact_min_k; kernel_choice_test.cc checks what
+// shorter K runs).
 TEST(GemmIsa, ForcedIsaRunsItsOwnKernels) {
-  std::vector<std::int8_t> b(64, 1);
+  std::vector<std::int8_t> b(16 * 64, 1);
   RequantParams p{1 << 30, -3};
   GemmWeights w;
   w.n = 16;
-  w.k = 4;
+  w.k = 64;
   w.b = b.data();
   w.params = &p;
   for (Isa isa : qparity_test::supported_isa_list()) {
