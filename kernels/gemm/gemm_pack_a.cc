@@ -77,12 +77,23 @@ void pack_a(const PackedGemmData& d, const Ukernel& kernel, const AType* a, std:
     case PackFormat::kRows64: {
       const std::size_t row_bytes = rows64_row_bytes(kgroups);
       *row_bytes_out = row_bytes;
+      // Whole 64-byte lines by fixed-size copies the compiler inlines (one vector load and store
+      // each), the rest by calls: at K = 64 the rows are one line, and a memset plus a memcpy call
+      // per row took 19 % of a 3136x64x64 GEMM (perf, Xeon family 6 model 207).
+      const std::size_t len = std::min(kgroups * 4, K - k0);
+      const std::size_t lines = len / 64;
       for (std::size_t r = 0; r < groups_of_rows * MR; ++r) {
         std::uint8_t* o = dst + r * row_bytes;
-        std::memset(o, 0, row_bytes);
-        if (r >= rows) continue;
-        const std::size_t len = std::min(kgroups * 4, K - k0);
-        std::memcpy(o, a + r * lda + k0, len);
+        std::size_t done = 0;
+        if (r < rows) {
+          const auto* src = reinterpret_cast<const std::uint8_t*>(a + r * lda + k0);
+          for (; done < lines * 64; done += 64) std::memcpy(o + done, src + done, 64);
+          if (len > done) {
+            std::memcpy(o + done, src + done, len - done);
+            done = len;
+          }
+        }
+        if (done < row_bytes) std::memset(o + done, 0, row_bytes - done);
       }
       break;
     }
