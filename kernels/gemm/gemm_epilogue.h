@@ -91,6 +91,10 @@ struct EpilogueIsa {
   std::size_t vec_bytes = 0;  ///< plan bytes per vector of columns
   bool (*build)(RoundingCore core, const RequantParams* params, std::size_t count,
                 std::uint8_t* dst, EpilogueFns* fns, EpilogueVariant* variant) = nullptr;
+  /// The block functions whose output stage is y + zp narrowed with saturation, for a variant
+  /// build() chose (EpiloguePlan::fns_saturated): entries for the high-half integer variants' 8-
+  /// and 16-bit outputs, the others null.
+  EpilogueFns (*saturated)(const EpilogueVariant& variant) = nullptr;
 };
 
 /// The fused epilogue family (kernels/registry/kernel_registry.h): kernels/gemm/gemm_epilogue_<isa>.cc.

@@ -200,10 +200,14 @@ QPARITY_SIMD_INLINE auto float_vectors(const EpilogueArgs& a, Out* dst, std::siz
   }
 }
 
-template <class Out, IntForm kForm, bool kPre, bool kHigh>
+/// kSaturated: the saturating output stage (y + zp, then a saturating narrowing store), as
+/// BlockVectors' (the high-half mode only).
+template <class Out, IntForm kForm, bool kPre, bool kHigh, bool kSaturated = false>
 void int_block(const EpilogueArgs& a, Out* dst, std::size_t ldc) {
-  run_block(a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs_for<kForm, kHigh>(p); },
-            [](I x, const IntRegs& r) { return epilogue_int_core<kForm, kPre, kHigh>(x, r); });
+  static_assert(!kSaturated || kHigh, "the saturating output stage relies on the high-half bound");
+  run_block<kSaturated>(
+      a, dst, ldc, [](const std::uint8_t* p) { return load_int_regs_for<kForm, kHigh>(p); },
+      [](I x, const IntRegs& r) { return epilogue_int_core<kForm, kPre, kHigh>(x, r); });
 }
 
 template <class Out, bool kZeroPointInside>
@@ -322,8 +326,29 @@ inline void with_variant(const EpilogueVariant& v, const IntF& int_f, const Floa
   with_int_variant<Ops::kHasVarShift32>(static_cast<IntForm>(v.int_form), v.pre, v.high, int_f);
 }
 
+/// The block functions with the saturating output stage for a variant build_plan chose: the
+/// high-half integer variants' 8- and 16-bit outputs (an int32 output's y + zp could overflow);
+/// every other entry null. For calls whose clamp is the output type's whole range.
+inline EpilogueFns saturated_fns(const EpilogueVariant& variant) {
+  EpilogueFns fns;
+  if (variant.is_float || !variant.high) return fns;
+  with_variant(
+      variant,
+      [&fns](auto form_c, auto pre_c, auto high_c) {
+        constexpr IntForm kForm = decltype(form_c)::value;
+        constexpr bool kPre = decltype(pre_c)::value, kHigh = decltype(high_c)::value;
+        if constexpr (kHigh) {
+          fns.to_int8 = &int_block<std::int8_t, kForm, kPre, true, true>;
+          fns.to_uint8 = &int_block<std::uint8_t, kForm, kPre, true, true>;
+          fns.to_int16 = &int_block<std::int16_t, kForm, kPre, true, true>;
+        }
+      },
+      [](auto) {});
+  return fns;
+}
+
 inline EpilogueIsa make_epilogue_isa() {
-  return EpilogueIsa{static_cast<std::size_t>(kW), kVecBytes, &build_plan};
+  return EpilogueIsa{static_cast<std::size_t>(kW), kVecBytes, &build_plan, &saturated_fns};
 }
 
 }  // namespace QPARITY_ISA_NS

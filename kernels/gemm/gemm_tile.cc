@@ -259,8 +259,12 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   const bool single_block = d.kgroups <= kc;
   EpilogueFn<Out> epilogue_fn = nullptr;
   EpilogueArgs ea;
+  // With a clamp to Out's whole range, the saturating output stage where the plan has one (for
+  // the separate epilogue and the fused kernels alike).
+  const bool whole_range = clamps_to_whole_range<Out>(output);
   if (fused) {
-    epilogue_fn = ep.fns.get<Out>();
+    epilogue_fn = whole_range ? ep.fns_saturated.get<Out>() : nullptr;
+    if (epilogue_fn == nullptr) epilogue_fn = ep.fns.get<Out>();
     epilogue_output_stage(output, d.core == RoundingCore::kFloat32ZeroPointInside, ea);
     ea.chan_stride = ep.per_channel ? ep.vec_bytes : 0;
     ea.ld = single_block ? NR : ld;
@@ -269,9 +273,7 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
                            ? kernel.fn_signed_a : kernel.fn;
   // A kernel fused with the epilogue (gemm_epilogue.h FusedFn) requantizes each block of the last
   // K block from registers; otherwise the kernel stores the block and epilogue_fn reads it back.
-  // With a clamp to Out's whole range, the saturating output stage where the plan has one.
   FusedFn<Out> fused_fn = nullptr;
-  const bool whole_range = clamps_to_whole_range<Out>(output);
   if (fused && &kernel == &d.kernel) {
     fused_fn = whole_range ? ep.fused_saturated.get<Out>() : nullptr;
     if (fused_fn == nullptr) fused_fn = ep.fused.get<Out>();

@@ -169,6 +169,7 @@ void plan_epilogue(PackedGemmData& d) {
     e = EpiloguePlan{};
     return;
   }
+  if (isa.saturated != nullptr) e.fns_saturated = isa.saturated(variant);
   // A main kernel with a fused form (the AVX-512 VNNI one) requantizes its accumulators from
   // registers; its plan is the one just built, by the same-width epilogue its ISA is served by.
   const GemmFusedKernels* fused = own_kernels<GemmFusedFamily>(d.kernel_isa);

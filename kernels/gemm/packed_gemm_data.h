@@ -24,6 +24,10 @@ struct EpiloguePlan {
   bool per_channel = false;
   AlignedBuffer<std::uint8_t> chan;  ///< per vector of output channels (one vector when per-tensor)
   EpilogueFns fns;
+  /// fns with the saturating output stage (null entries: none), for calls whose clamp is the
+  /// output type's whole range, as fused_saturated below: 2 instructions per vector fewer (the
+  /// clamp's) in the separate epilogue that the AVX2, AVX-512BW, AVX-VNNI and AMX kernels run.
+  EpilogueFns fns_saturated;
   /// The main micro-kernel fused with its block's epilogue (FusedFn), when its ISA has one for
   /// this plan (AVX-512 VNNI); null entries: the driver calls the kernel and fns separately.
   FusedFns fused;
