@@ -224,6 +224,14 @@ void epilogue_output_stage(const OutputParams& o, bool zero_point_inside, Epilog
   e.zero_point = static_cast<float>(o.zero_point);
 }
 
+/// The saturating output stage's function when the call clamps to Out's whole range and the
+/// plan has one (saturated), else the clamping one (plain); Fns: EpilogueFns or FusedFns.
+template <class Out, class Fns>
+auto output_stage_fn(bool whole_range, const Fns& saturated, const Fns& plain) {
+  const auto f = whole_range ? saturated.template get<Out>() : nullptr;
+  return f != nullptr ? f : plain.template get<Out>();
+}
+
 /// The micro-kernel over the tile, K block after K block, into s.acc32 (and, for wide_chunks,
 /// the int64 sums of the blocks into s.acc64). With a fused epilogue (gemm_epilogue.h) each
 /// MR x NR block is requantized into dst right after its last K block, from L1; with a single K
@@ -263,8 +271,7 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   // the separate epilogue and the fused kernels alike).
   const bool whole_range = clamps_to_whole_range<Out>(output);
   if (fused) {
-    epilogue_fn = whole_range ? ep.fns_saturated.get<Out>() : nullptr;
-    if (epilogue_fn == nullptr) epilogue_fn = ep.fns.get<Out>();
+    epilogue_fn = output_stage_fn<Out>(whole_range, ep.fns_saturated, ep.fns);
     epilogue_output_stage(output, d.core == RoundingCore::kFloat32ZeroPointInside, ea);
     ea.chan_stride = ep.per_channel ? ep.vec_bytes : 0;
     ea.ld = single_block ? NR : ld;
@@ -275,8 +282,7 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   // K block from registers; otherwise the kernel stores the block and epilogue_fn reads it back.
   FusedFn<Out> fused_fn = nullptr;
   if (fused && &kernel == &d.kernel) {
-    fused_fn = whole_range ? ep.fused_saturated.get<Out>() : nullptr;
-    if (fused_fn == nullptr) fused_fn = ep.fused.get<Out>();
+    fused_fn = output_stage_fn<Out>(whole_range, ep.fused_saturated, ep.fused);
   }
   // The last column block of the tile, when at most one panel of it is valid, runs the one-panel
   // variant of the main kernel (PackedGemmData::one_panel): the same sums, without the padding
@@ -285,8 +291,8 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   const UkernelFn one_panel_fn = has_one_panel ? d.one_panel.fn : nullptr;
   FusedFn<Out> one_panel_fused_fn = nullptr;
   if (has_one_panel && fused_fn != nullptr) {
-    one_panel_fused_fn = whole_range ? ep.fused_saturated_one_panel.get<Out>() : nullptr;
-    if (one_panel_fused_fn == nullptr) one_panel_fused_fn = ep.fused_one_panel.get<Out>();
+    one_panel_fused_fn =
+        output_stage_fn<Out>(whole_range, ep.fused_saturated_one_panel, ep.fused_one_panel);
   }
 
   // A row block with at most kRowTailMaxRows valid rows runs the row-tail kernel once per row

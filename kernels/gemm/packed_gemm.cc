@@ -44,8 +44,9 @@ Isa kernel_source(Isa isa, bool pair_saturating, std::size_t k) {
   throw InvalidArgument("qparity: no GEMM micro-kernel for this model");  // unreachable: scalar has both
 }
 
-Ukernel choose_kernel(Isa isa, bool pair_saturating, std::size_t k) {
-  const UkernelSet& s = ukernels_of(kernel_source(isa, pair_saturating, k));
+// The main kernel of `source`'s set for the model (source: from kernel_source).
+const Ukernel& kernel_of(Isa source, bool pair_saturating) {
+  const UkernelSet& s = ukernels_of(source);
   return pair_saturating ? s.pair_saturate : s.exact;
 }
 
@@ -209,9 +210,9 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
              (kind == AccumulatorKind::kWrapping && accumulator.bits <= 32))
                 ? AccumulationPlan::kFoldedInt32
                 : AccumulationPlan::kExactWide;
-  d->kernel_isa = kernel_source(isa, kind == AccumulatorKind::kPairSaturating, w.k);
-  d->kernel = choose_kernel(isa, kind == AccumulatorKind::kPairSaturating, w.k);
   bool pair_kernel = kind == AccumulatorKind::kPairSaturating;
+  d->kernel_isa = kernel_source(isa, pair_kernel, w.k);
+  d->kernel = kernel_of(d->kernel_isa, pair_kernel);
   // The exact int32 model, on an ISA whose exact kernel multiplies int16 pairs (AVX2, AVX-512BW:
   // VPMADDWD, 2 products per 16-bit lane), runs on the pair-saturating kernel (VPMADDUBSW, 2 per
   // 8-bit lane) when no pair can saturate: the same bits, and the instruction's limit is 1.25x
@@ -219,10 +220,11 @@ PackedGemm::PackedGemm(Isa isa, const GemmWeights& w, RoundingCore core, Accumul
   // docs/architecture.md (Small weights on the pair kernel).
   if (kind == AccumulatorKind::kInt32 && d->kernel.format == PackFormat::kPairs16 &&
       pairs_cannot_saturate(w)) {
-    const Ukernel pair = choose_kernel(isa, true, w.k);
+    const Isa pair_isa = kernel_source(isa, true, w.k);
+    const Ukernel& pair = kernel_of(pair_isa, true);
     if (pair.fn != nullptr && pair.arithmetic == Arithmetic::kPairSaturate16) {
       d->kernel = pair;
-      d->kernel_isa = kernel_source(isa, true, w.k);
+      d->kernel_isa = pair_isa;
       pair_kernel = true;
     }
   }

@@ -433,7 +433,7 @@ TEST(UkernelSets, ExpectedKernelsPresent) {
     }
     if (!supported(set)) continue;
     // A registered file provides at least the exact kernel; pair_saturate and exact_narrow may
-    // come from a parent (packed_gemm.cc, choose_kernel).
+    // come from a parent (packed_gemm.cc, kernel_source).
     EXPECT_NE(set.get(set.isa)->exact.fn, nullptr) << set.name << ": exact kernel missing";
   }
   // Every supported ISA finds a pair-saturating kernel in its parent chain.
