@@ -75,8 +75,12 @@ void pack_a(const PackedGemmData& d, const Ukernel& kernel, const AType* a, std:
       break;
     }
     case PackFormat::kRows64: {
+      // Tile-major: the 16 x 64 bytes of each A tile (16 rows, one 64-byte K step) contiguous,
+      // so that a TILELOADD reads 1 KiB in order (stride 64) and a kernel call's A is two
+      // sequential streams, not 32 rows each advancing by a line per step.
       const std::size_t row_bytes = rows64_row_bytes(kgroups);
       *row_bytes_out = row_bytes;
+      const std::size_t steps = row_bytes / kRows64TileRowBytes;
       // Whole 64-byte lines by fixed-size copies the compiler inlines (one vector load and store
       // each), the rest by calls: at K = 64 the rows are one line, and a memset plus a memcpy call
       // per row (with pack_a itself) took 17 % (DR-AZ) and 22 % (F32) of a 3136x64x64 GEMM on
@@ -84,17 +88,19 @@ void pack_a(const PackedGemmData& d, const Ukernel& kernel, const AType* a, std:
       const std::size_t len = std::min(kgroups * 4, K - k0);
       const std::size_t lines = len / 64;
       for (std::size_t r = 0; r < groups_of_rows * MR; ++r) {
-        std::uint8_t* o = dst + r * row_bytes;
-        std::size_t done = 0;
+        std::uint8_t* o = dst + rows64_offset(r, 0, row_bytes);
+        std::size_t s = 0;
         if (r < rows) {
           const auto* src = reinterpret_cast<const std::uint8_t*>(a + r * lda + k0);
-          for (; done < lines * 64; done += 64) std::memcpy(o + done, src + done, 64);
-          if (len > done) {
-            std::memcpy(o + done, src + done, len - done);
-            done = len;
+          for (; s < lines; ++s) std::memcpy(o + s * kRows64TileBytes, src + s * 64, 64);
+          if (len > lines * 64) {
+            std::uint8_t* line = o + s * kRows64TileBytes;
+            std::memcpy(line, src + s * 64, len - lines * 64);
+            std::memset(line + (len - lines * 64), 0, 64 - (len - lines * 64));
+            ++s;
           }
         }
-        if (done < row_bytes) std::memset(o + done, 0, row_bytes - done);
+        for (; s < steps; ++s) std::memset(o + s * kRows64TileBytes, 0, 64);
       }
       break;
     }

@@ -59,15 +59,15 @@ struct TilePlan {
   /// strided A.
   bool pack_from_segments;
   /// A strided A whose rows are whole K groups is read in place by a kernel that can (no
-  /// packing: the kernel broadcasts each row's 4 bytes straight from A, XORing the +128 of int8
-  /// activations); so is the gathered copy of an indirect A, its rows padded to whole groups (B
-  /// is zero past K, so the padding bytes add nothing). Measured on MobileNet v2's 224x224x3 ->
-  /// 32 3x3 stride 2 layer (K = 27): packing was 16 % of it.
-  /// So is a strided A whose K is not a multiple of 4, in every tile whose last group reads stay
-  /// inside A: the 1-3 bytes a row's last group reads past K belong to the next rows (or the
-  /// stride's gap) and meet B's zeros, like the padding of the gathered copy; only the tile that
-  /// ends at A's last row, whose reads would pass A's end, is packed. Measured on the same shape
-  /// as a GEMM (mnv1_l1_3x3s2, 12544 x 32 x 27, Zen 4): pack_a was 36 % of the time.
+  /// packing: the kDot4 kernels broadcast each row's 4 bytes straight from A, XORing the +128 of
+  /// int8 activations; the AMX kernel loads its A tiles with a stride of lda); so is the gathered
+  /// copy of an indirect A, its rows padded to whole groups (B is zero past K, so the padding bytes
+  /// add nothing). Measured on MobileNet v2's 224x224x3 -> 32 3x3 stride 2 layer (K = 27): packing
+  /// was 16 % of it. So is a strided A whose K is not a multiple of 4, in every tile whose last
+  /// group reads stay inside A: the 1-3 bytes a row's last group reads past K belong to the next
+  /// rows (or the stride's gap) and meet B's zeros, like the padding of the gathered copy; only the
+  /// tile that ends at A's last row, whose reads would pass A's end, is packed. Measured on the
+  /// same shape as a GEMM (mnv1_l1_3x3s2, 12544 x 32 x 27, Zen 4): pack_a was 36 % of the time.
   bool direct_a;
   /// So is an indirect A whose segments are whole K groups, through a table of segment pointers,
   /// with K blocks of whole segments. Packing costs in proportion to 1 / N (a packed row block

@@ -36,9 +36,9 @@
 //   kDot4:    uint8, [kgroups][MR][4]: byte = a + a_offset (a_offset = 128 for int8 activations,
 //             making them unsigned for VPDPBUSD / VPMADDUBSW; 0 for uint8). Rows past M are 0.
 //   kPairs16: int16, [kgroups][MR][2]: the raw activation value (no offset). Rows past M are 0.
-//   kRows64:  uint8 or int8 (raw, no offset), [MR][kgroups * 4] row-major, rows
-//             rows64_row_bytes(kgroups) apart (AMX A tiles: 16 rows x 64 bytes), zero past K and
-//             past M.
+//   kRows64:  uint8 or int8 (raw, no offset), tile-major: [MR / 16][steps][16][64] with
+//             steps = ceil(kgroups / 16) (one AMX A tile of 16 rows x 64 bytes contiguous,
+//             rows64_offset), zero past K and past M.
 //
 // ---- Arithmetic per format ---------------------------------------------------------------------
 //   kDot4 exact:       sum of (uint8 A) * (int8 B), exact in int32 (VPDPBUSD, AMX TDPBUSD)
@@ -81,7 +81,7 @@ enum class Arithmetic : std::uint8_t {
 struct UkernelArgs {
   std::size_t kgroups = 0;          ///< K groups in this block (G = 4 for kDot4/kRows64, 2 for kPairs16)
   const void* a = nullptr;          ///< packed A for these MR rows and this K block
-  std::size_t a_row_bytes = 0;      ///< kRows64 only: bytes per packed A row
+  std::size_t a_row_bytes = 0;      ///< kRows64 only: rows64_row_bytes of the block
   const void* b = nullptr;          ///< first panel of this tile, already offset to the K block
   std::size_t b_panel_stride = 0;   ///< bytes between consecutive panels
   std::int32_t* c = nullptr;        ///< int32 tile, row-major
@@ -89,13 +89,14 @@ struct UkernelArgs {
   const std::int32_t* col_init = nullptr;  ///< NR values, or null (0)
   const std::int32_t* row_init = nullptr;  ///< MR values, or null (0)
   bool accumulate = false;
-  /// kDot4 kernels with Ukernel::direct_a only: when nonzero, `a` is not packed but the first of
+  /// Kernels with Ukernel::direct_a only: when nonzero, `a` is not packed but the first of
   /// a_rows rows of the activation matrix itself, a_stride bytes apart, already offset to the K
-  /// block (group g of row i at a + i * a_stride + 4g; rows from a_rows to MR repeat the last
-  /// row, their sums are padding). a_flip: XOR every byte with 0x80 (int8 activations: the +128
-  /// of the kDot4 format). When K is not a multiple of 4, a row's last group reads 1-3 bytes past
-  /// its K values; the driver uses it then only where those bytes are inside A (the next rows',
-  /// or the stride's gap): B is zero past K, so they add nothing.
+  /// block (group g of row i at a + i * a_stride + 4g; the sums of rows a_rows to MR are padding,
+  /// and those rows are never read). a_flip: XOR every byte with 0x80 (int8 activations: the
+  /// +128 of the kDot4 format; never set for kRows64). When K is not a multiple of 4, a row's
+  /// last group reads 1-3 bytes past its K values; the driver uses it then only where those bytes
+  /// are inside A (the next rows', or the stride's gap): B is zero past K, so they add nothing.
+  /// No other byte past the block's groups is read (the AMX kernel stages its K tail).
   std::size_t a_stride = 0;
   std::size_t a_rows = 0;
   bool a_flip = false;
@@ -110,13 +111,23 @@ struct UkernelArgs {
 
 using UkernelFn = void (*)(const UkernelArgs& args);
 
-/// The row stride of a kRows64 block of kgroups groups: whole 64-byte tile rows, an odd number of
-/// them, so that the 16 rows an A tile load reads lie in 16 different L1 sets. With 1024-group
-/// blocks the rows were 4096 bytes apart, all in one set of a 12-way L1: every A tile came from
-/// L2.
+/// The kRows64 layout of a block of kgroups groups: rows in groups of 16 (one AMX A tile's
+/// rows), each group K step after K step (64 bytes of K, 16 groups), each step's 16 rows x 64
+/// bytes contiguous (one tile, loaded with a stride of 64). rows64_row_bytes is a row's share of
+/// its group (the K steps x 64 bytes), so that rows r.. of a block start at r * rows64_row_bytes
+/// for r a multiple of 16.
+inline constexpr std::size_t kRows64TileRows = 16;
+inline constexpr std::size_t kRows64TileRowBytes = 64;
+inline constexpr std::size_t kRows64TileBytes = kRows64TileRows * kRows64TileRowBytes;
+
 constexpr std::size_t rows64_row_bytes(std::size_t kgroups) {
-  const std::size_t lines = (kgroups * 4 + 63) / 64;
-  return (lines % 2 == 0 ? lines + 1 : lines) * 64;
+  return (kgroups * 4 + kRows64TileRowBytes - 1) / kRows64TileRowBytes * kRows64TileRowBytes;
+}
+
+/// Byte offset of row r's K step s in a kRows64 block whose rows64_row_bytes is row_bytes.
+constexpr std::size_t rows64_offset(std::size_t r, std::size_t s, std::size_t row_bytes) {
+  return (r / kRows64TileRows) * kRows64TileRows * row_bytes + s * kRows64TileBytes +
+         (r % kRows64TileRows) * kRows64TileRowBytes;
 }
 
 /// A micro-kernel and its shape. signed_a selects TDPBSSD vs TDPBUSD for kRows64 (the other

@@ -26,19 +26,31 @@
 //
 // ---- The kernel ----------------------------------------------------------------------------------
 // MR = 32 rows x NR = 32 columns of C = 2 x 2 accumulator tiles of 16 rows x 16 int32. Per K step
-// of 16 groups (64 bytes of K): two A tiles (rows 0-15 and 16-31, 16 rows x 64 bytes of the packed
-// rows, stride a_row_bytes) and two B tiles (panel 0 and panel 1, 16 groups x 64 bytes: the kDot4
-// panel layout is exactly AMX's B layout, stride 64), each loaded once and used by two TDP*, which
-// is the most reuse 8 tile registers allow (4 accumulators + 2 + 2).
+// of 16 groups (64 bytes of K): two A tiles (rows 0-15 and 16-31, 16 rows x 64 bytes: 1 KiB in
+// order in kRows64's tile-major packing, stride 64, or rows lda apart when A is read in place)
+// and two B tiles (panel 0 and panel 1, 16 groups x 64 bytes: the kDot4 panel layout is exactly
+// AMX's B layout, stride 64), each loaded once and used by two TDP*, which is the most reuse 8
+// tile registers allow (4 accumulators + 2 + 2). Packed tile by tile, a call's A is two
+// sequential streams instead of 32 rows each advancing a line per step.
+//
+// A read in place (UkernelArgs::a_stride, Ukernel::direct_a) saves the packing copy (16 % of
+// 3136x64x64 F32, perf) and, for a convolution, the second copy of its gathered rows. The two
+// together, against row-major packing, measured on Xeon family 6 model 207 (one thread, best of
+// 4 interleaved runs, GOPS, DR-AZ / F32): 784x128x1152 1458 -> 1989 / 1563 -> 2124, 256^3
+// 1180 -> 1304 / 1375 -> 1575, 3136x64x64 366 -> 389 / 451 -> 543, 1024^3 within noise;
+// 56x56x64->64 3x3 convolution 764 -> 914 / 769 -> 1021. The two steps whose
+// tiles could reach past A are staged through a 2 KiB buffer (amx_stage_a): every step of a
+// partial row block (rows past a_rows may not exist) and the K tail (bytes past the block's
+// groups may not exist), so the kernel reads exactly what the kDot4 kernels read in place.
 //
 // One configuration for every call (all 8 tiles 16 rows x 64 bytes). The K tail (kgroups not a
 // multiple of 16) is not given a narrower configuration because LDTILECFG zeroes every tile: a
 // second configuration in the middle of a call would cost storing and reloading the 4
 // accumulators. Instead the tail's B rows are copied into a zeroed 16-group buffer: the groups
 // past the block are never read (they belong to the next K block, or lie past the end of the
-// packed weights), and the A tile is read whole from the packed row (which is at least
-// ceil(kgroups / 16) * 64 bytes long), its bytes past kgroups * 4 meeting zero B rows, so whatever
-// they hold (zeros, from the driver) cannot change the sums.
+// packed weights), and the A tile of the last step is read whole (kRows64 has ceil(kgroups / 16)
+// steps), its bytes past kgroups * 4 meeting zero B rows, so whatever they hold (zeros, from the
+// driver) cannot change the sums.
 //
 // The configuration and the release are not the kernel's: LDTILECFG before every call was 21 % of
 // the kernel's time on 1024^3 (Xeon family 6 model 207, perf). amx_enter / amx_leave are the
@@ -85,6 +97,9 @@ inline constexpr std::size_t kAmxTileRows = 16;       ///< rows of every tile (p
 inline constexpr std::size_t kAmxTileRowBytes = 64;   ///< bytes per tile row (palette 1 maximum)
 inline constexpr std::size_t kAmxStepGroups = 16;     ///< K groups per TDP (B tile rows)
 inline constexpr std::size_t kAmxStepBytes = kAmxStepGroups * kPanelGroupBytes;  ///< B per step
+inline constexpr std::size_t kAmxTileBytes = kAmxTileRows * kAmxTileRowBytes;    ///< A per step
+static_assert(kAmxTileRows == kRows64TileRows && kAmxTileRowBytes == kRows64TileRowBytes,
+              "kRows64's tiles are the kernel's A tiles");
 static_assert(kAmxMr == 2 * kAmxTileRows && kAmxNr == 2 * kPanelCols, "2 x 2 accumulator tiles");
 static_assert(kAmxTileRowBytes == kPanelCols * sizeof(std::int32_t) &&
                   kAmxTileRowBytes == kPanelGroupBytes && kAmxTileRowBytes == kAmxStepGroups * 4,
@@ -147,6 +162,8 @@ void amx_init_accumulators(const UkernelArgs& p) {
 }
 
 /// One K step of 16 groups: C[r][q] += A[r] * B[q], each A and B tile loaded once, used twice.
+/// B tiles are 1 KiB in order (kDot4's panels: stride 64); A tiles rows a_stride apart (64 for
+/// kRows64's tile-major packing and the staging buffer, lda for A read in place).
 template <class Ops, bool kSignedA>
 inline void amx_k_step(const unsigned char* a0, const unsigned char* a1, std::size_t a_stride,
                        const unsigned char* b0, const unsigned char* b1) {
@@ -170,6 +187,25 @@ inline void amx_k_step(const unsigned char* a0, const unsigned char* a1, std::si
   }
 }
 
+/// One step of an A read in place, staged: bytes [off, off + bytes) of rows [0, rows) (rows
+/// `stride` apart from a) into the 32 x 64 bytes of stage (its two A tiles, stride 64), zero
+/// elsewhere. For the steps the kernel cannot load in place: a partial row block (the rows past
+/// a_rows may not exist) and the K tail (the bytes past the block's groups may not exist).
+inline void amx_stage_a(const unsigned char* a, std::size_t stride, std::size_t rows,
+                        std::size_t off, std::size_t bytes, unsigned char* stage) {
+  for (std::size_t r = 0; r < kAmxMr; ++r) {
+    unsigned char* const d = stage + r * kAmxTileRowBytes;
+    if (r >= rows) {
+      std::memset(d, 0, kAmxTileRowBytes);
+    } else if (bytes == kAmxTileRowBytes) {
+      std::memcpy(d, a + r * stride + off, kAmxTileRowBytes);
+    } else {
+      std::memcpy(d, a + r * stride + off, bytes);
+      std::memset(d + bytes, 0, kAmxTileRowBytes - bytes);
+    }
+  }
+}
+
 /// The kernel's enter(): every tile 16 rows x 64 bytes (also zeroes them all).
 template <class Ops>
 void amx_enter() {
@@ -188,17 +224,33 @@ template <class Ops, bool kSignedA>
 void amx_rows64_kernel(const UkernelArgs& p) {
   amx_init_accumulators<Ops>(p);
 
-  const std::size_t a_stride = p.a_row_bytes;
+  // A packed (kRows64, gemm_ukernel.h: rows 16.. start 16 row shares later, K step s's tiles
+  // s KiB in, stride 64) or read in place (a_stride != 0: row i at a + i * a_stride, step s's
+  // tiles 64 s bytes in, stride a_stride), the steps that would read rows past a_rows or bytes
+  // past the block's groups staged (amx_stage_a). a_flip is never set for kRows64 (no offset).
   const auto* a0 = static_cast<const unsigned char*>(p.a);
-  const unsigned char* a1 = a0 + kAmxTileRows * a_stride;
+  const bool direct = p.a_stride != 0;
+  const std::size_t a_stride = direct ? p.a_stride : kAmxTileRowBytes;
+  const std::size_t a_step = direct ? kAmxTileRowBytes : kAmxTileBytes;
+  const unsigned char* a1 = a0 + kAmxTileRows * (direct ? p.a_stride : p.a_row_bytes);
+  const bool stage_every_step = direct && p.a_rows < kAmxMr;
+  alignas(64) unsigned char a_stage[kAmxMr * kAmxTileRowBytes];
+  unsigned char* const stage1 = a_stage + kAmxTileBytes;
+
   const auto* b0 = static_cast<const unsigned char*>(p.b);
   const unsigned char* b1 = b0 + p.b_panel_stride;
   const std::size_t steps = p.kgroups / kAmxStepGroups;
-  for (std::size_t s = 0; s < steps; ++s) {
-    amx_k_step<Ops, kSignedA>(a0 + s * kAmxTileRowBytes, a1 + s * kAmxTileRowBytes, a_stride,
-                              b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
-  }
   const std::size_t tail = p.kgroups % kAmxStepGroups;
+  for (std::size_t s = 0; s < steps; ++s) {
+    if (stage_every_step) {
+      amx_stage_a(a0, p.a_stride, p.a_rows, s * kAmxTileRowBytes, kAmxTileRowBytes, a_stage);
+      amx_k_step<Ops, kSignedA>(a_stage, stage1, kAmxTileRowBytes, b0 + s * kAmxStepBytes,
+                                b1 + s * kAmxStepBytes);
+    } else {
+      amx_k_step<Ops, kSignedA>(a0 + s * a_step, a1 + s * a_step, a_stride, b0 + s * kAmxStepBytes,
+                                b1 + s * kAmxStepBytes);
+    }
+  }
   if (tail != 0) {
     // The block's last `tail` groups of each panel, then zero rows (see the file comment).
     alignas(64) unsigned char b_tail[2][kAmxStepBytes];
@@ -207,8 +259,14 @@ void amx_rows64_kernel(const UkernelArgs& p) {
     std::memcpy(b_tail[1], b1 + steps * kAmxStepBytes, real);
     std::memset(b_tail[0] + real, 0, kAmxStepBytes - real);
     std::memset(b_tail[1] + real, 0, kAmxStepBytes - real);
-    amx_k_step<Ops, kSignedA>(a0 + steps * kAmxTileRowBytes, a1 + steps * kAmxTileRowBytes,
-                              a_stride, b_tail[0], b_tail[1]);
+    if (direct) {
+      amx_stage_a(a0, p.a_stride, p.a_rows < kAmxMr ? p.a_rows : kAmxMr, steps * kAmxTileRowBytes,
+                  tail * 4, a_stage);
+      amx_k_step<Ops, kSignedA>(a_stage, stage1, kAmxTileRowBytes, b_tail[0], b_tail[1]);
+    } else {
+      amx_k_step<Ops, kSignedA>(a0 + steps * a_step, a1 + steps * a_step, a_stride, b_tail[0],
+                                b_tail[1]);
+    }
   }
 
   std::int32_t* const c = p.c;

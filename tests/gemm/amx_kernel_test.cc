@@ -8,8 +8,9 @@
 //    mistake in the model cannot hide one in the kernel.
 //  * AmxKernelEmulated.Grid: both signednesses x kgroups around the 16-group step (1 .. 128 and
 //    1000) x operand patterns x every initialisation (none, col_init, row_init, both, near
-//    INT32_MIN / INT32_MAX so that the additions wrap, accumulate) x ldc > NR and misaligned c,
-//    each stored tile compared bit for bit with the contract's formula computed here.
+//    INT32_MIN / INT32_MAX so that the additions wrap, accumulate) x ldc > NR and misaligned c x
+//    A packed (tile-major) or read in place (lda >= K, full and partial row blocks), each stored
+//    tile compared bit for bit with the contract's formula computed here.
 //  * AmxKernelEmulated.LargestBlock: K = kMaxKBlock with max-magnitude products.
 //  * AmxKernelEmulated.Property: RapidCheck over all of the above.
 // Every run also checks that the kernel neither configures nor releases the tiles (its enter and
@@ -263,7 +264,12 @@ struct Case {
   Init init = Init::kNone;
   bool edge_init = false;         ///< init values near INT32_MIN / INT32_MAX (the adds wrap)
   bool garbage_a_padding = false; ///< A row bytes past kgroups * 4 random instead of 0
-  std::size_t extra_row_chunks = 0;  ///< a_row_bytes longer than needed
+  std::size_t extra_row_chunks = 0;  ///< a_row_bytes longer than needed (packed A)
+  /// A read in place (UkernelArgs::a_stride): rows lda = k + lda_extra bytes apart, a_rows of
+  /// them, the buffer ending right after the last row's K bytes (an over-read fails ASan).
+  bool direct = false;
+  std::size_t lda_extra = 0;
+  std::size_t a_rows = kAmxMr;
   std::size_t ldc = kAmxNr;
   std::size_t c_offset = 0;       ///< int32 elements before the tile (misaligns c)
 };
@@ -273,6 +279,7 @@ std::string describe(const Case& c) {
   s << (c.signed_a ? "int8" : "uint8") << " kgroups=" << c.kgroups << " values=" << static_cast<int>(c.values)
     << " init=" << static_cast<int>(c.init) << (c.edge_init ? " (edge)" : "")
     << " a_padding=" << (c.garbage_a_padding ? "garbage" : "zero") << " extra_chunks=" << c.extra_row_chunks
+    << (c.direct ? " direct lda=k+" + std::to_string(c.lda_extra) + " a_rows=" + std::to_string(c.a_rows) : "")
     << " ldc=" << c.ldc << " c_offset=" << c.c_offset;
   return s.str();
 }
@@ -307,19 +314,27 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
   const bool a_hi_end = !cs.signed_a;
   const bool b_hi_end = cs.values == Values::kMaxPositive && !cs.signed_a;
 
-  // A: kAmxMr rows of a_row_bytes, with 64 guard bytes on each side.
-  const std::size_t a_row_bytes = ((k + 63) / 64 + cs.extra_row_chunks) * 64;
-  std::vector<std::uint8_t> a_buf(64 + kAmxMr * a_row_bytes + 64);
+  // A, packed: kAmxMr rows in kRows64's tile-major layout (gemm_ukernel.h), a_row_bytes per row,
+  // with 64 guard bytes on each side. In place: a_rows rows lda apart after 64 guard bytes.
+  const std::size_t steps_needed = (k + 63) / 64;
+  const std::size_t a_row_bytes = (steps_needed + cs.extra_row_chunks) * 64;
+  const std::size_t lda = k + cs.lda_extra;
+  const std::size_t a_rows = cs.direct ? cs.a_rows : kAmxMr;
+  const std::size_t a_bytes = cs.direct ? (a_rows - 1) * lda + k : kAmxMr * a_row_bytes;
+  std::vector<std::uint8_t> a_buf(64 + a_bytes + (cs.direct ? 0 : 64));
   for (auto& x : a_buf) x = static_cast<std::uint8_t>(rng());
   std::uint8_t* a = a_buf.data() + 64;
-  std::vector<int> a_val(kAmxMr * k);
-  for (std::size_t i = 0; i < kAmxMr; ++i) {
-    for (std::size_t kk = 0; kk < a_row_bytes; ++kk) {
+  auto a_at = [&](std::size_t i, std::size_t kk) -> std::uint8_t& {
+    return cs.direct ? a[i * lda + kk] : a[qparity::internal::rows64_offset(i, kk / 64, a_row_bytes) + kk % 64];
+  };
+  std::vector<int> a_val(kAmxMr * k, 0);
+  for (std::size_t i = 0; i < a_rows; ++i) {
+    for (std::size_t kk = 0; kk < (cs.direct ? k : a_row_bytes); ++kk) {
       if (kk < k) {
         a_val[i * k + kk] = pick(a_lo, a_hi, a_hi_end);
-        a[i * a_row_bytes + kk] = static_cast<std::uint8_t>(a_val[i * k + kk]);
+        a_at(i, kk) = static_cast<std::uint8_t>(a_val[i * k + kk]);
       } else if (!cs.garbage_a_padding) {
-        a[i * a_row_bytes + kk] = 0;
+        a_at(i, kk) = 0;
       }
     }
   }
@@ -362,7 +377,12 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
   UkernelArgs args;
   args.kgroups = kg;
   args.a = a;
-  args.a_row_bytes = a_row_bytes;
+  if (cs.direct) {
+    args.a_stride = lda;
+    args.a_rows = a_rows;
+  } else {
+    args.a_row_bytes = a_row_bytes;
+  }
   args.b = b;
   args.b_panel_stride = stride;
   args.c = c;
@@ -413,7 +433,13 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
     const auto s = span(p, bytes);
     allowed.push_back({s.first, s.second, write});
   };
-  allow(a, kAmxMr * a_row_bytes, false);
+  if (cs.direct) {
+    // Whole 64-byte steps of every row, in place, but never a row's bytes past its K values (the
+    // K tail is staged); the staging buffer is the kernel's own.
+    for (std::size_t i = 0; i < a_rows; ++i) allow(a + i * lda, k / 64 * 64, false);
+  } else {
+    allow(a, kAmxMr * a_row_bytes, false);
+  }
   allow(b, kg * kPanelGroupBytes, false);
   allow(b + stride, kg * kPanelGroupBytes, false);
   for (std::size_t i = 0; i < kAmxMr; ++i) allow(c + i * cs.ldc, kAmxNr * 4, true);
@@ -446,6 +472,7 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
     if (in_tile) {
       i = (idx - cs.c_offset) / cs.ldc;
       j = (idx - cs.c_offset) % cs.ldc;
+      if (i >= a_rows) continue;  // a padding row of an A read in place: any value
       std::int64_t sum = accumulate ? c_tile[i * kAmxNr + j]
                                     : std::int64_t{with_col ? col[j] : 0} + (with_row ? row[i] : 0);
       for (std::size_t kk = 0; kk < k; ++kk) sum += std::int64_t{a_val[i * k + kk]} * b_val[j * k + kk];
@@ -484,6 +511,12 @@ TEST(AmxKernelEmulated, Grid) {
             cs.extra_row_chunks = (n / 2) % 2;
             cs.ldc = ldcs[n % 4];
             cs.c_offset = (n * 7) % 17;
+            // Every third case reads A in place: lda = k, k + 7, ..., and full or partial row
+            // blocks (staged on every step).
+            static const std::size_t rows_list[] = {kAmxMr, 1, 16, 17, 31, kAmxMr};
+            cs.direct = n % 3 == 2;
+            cs.lda_extra = (n / 3) % 5 * 7;
+            cs.a_rows = rows_list[(n / 3) % 6];
             ++n;
             ASSERT_EQ(run_case(cs, rng), "");
           }
@@ -499,12 +532,15 @@ TEST(AmxKernelEmulated, LargestBlock) {
   std::mt19937 rng(65536u);
   for (bool signed_a : {false, true}) {
     for (Values v : {Values::kMaxMagnitude, Values::kMaxPositive, Values::kExtremes}) {
-      Case cs;
-      cs.signed_a = signed_a;
-      cs.kgroups = kMaxKBlock / 4;
-      cs.values = v;
-      cs.init = Init::kCol;
-      ASSERT_EQ(run_case(cs, rng), "");
+      for (bool direct : {false, true}) {
+        Case cs;
+        cs.signed_a = signed_a;
+        cs.kgroups = kMaxKBlock / 4;
+        cs.values = v;
+        cs.init = Init::kCol;
+        cs.direct = direct;
+        ASSERT_EQ(run_case(cs, rng), "");
+      }
     }
   }
 }
@@ -520,6 +556,9 @@ RC_GTEST_PROP(AmxKernelEmulated, Property, ()) {
   cs.extra_row_chunks = *rc::gen::inRange<std::size_t>(0, 3);
   cs.ldc = kAmxNr + *rc::gen::inRange<std::size_t>(0, 40);
   cs.c_offset = *rc::gen::inRange<std::size_t>(0, 17);
+  cs.direct = *rc::gen::arbitrary<bool>();
+  cs.lda_extra = *rc::gen::inRange<std::size_t>(0, 100);
+  cs.a_rows = *rc::gen::inRange<std::size_t>(1, kAmxMr + 1);
   std::mt19937 rng(*rc::gen::arbitrary<std::uint32_t>());
   RC_ASSERT(run_case(cs, rng) == "");
 }

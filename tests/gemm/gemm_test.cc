@@ -430,15 +430,17 @@ TEST(GemmFusedEpilogue, ZeroPointInsideClampBoundsTiesAndSaturation) {
 // A strided A whose K is not a multiple of 4 is read in place by the kernels that can (TilePlan::
 // direct_a, kernels/gemm/gemm_tile.cc) in every row tile but the one that ends at A's last row: a
 // row's last K group reads 1-3 bytes past K, which belong to the next rows (or the stride's gap)
-// and meet zero weights. 300 rows are several row tiles (mc ~ 96); a dense A is allocated to
-// exactly M x K bytes, so a read past its end fails the ASan build; K = 1 and 2 read past several
-// rows.
+// and meet zero weights. 300 rows are several row tiles (mc ~ 96), the last one partial; a dense
+// A is allocated to exactly M x K bytes, so a read past its end fails the ASan build; K = 1 and 2
+// read past several rows. K >= 64 reaches the AMX kernel, which loads whole 64-byte steps of 16
+// rows in place and stages its K tail and a partial row block (ukernel_amx_body.h): K = 65, 100
+// and 130 end inside a step, 192 does not.
 TEST(GemmDirectA, KNotMultipleOfFourMatchesTheReference) {
   std::mt19937 rng(12);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (Isa isa : qparity_test::supported_isa_list()) {
     for (const RoundingCore core : {RoundingCore::kDoubleRoundingAwayFromZero, RoundingCore::kFloat32}) {
-      for (const std::size_t k : {1u, 2u, 3u, 5u, 7u, 27u, 31u}) {
+      for (const std::size_t k : {1u, 2u, 3u, 5u, 7u, 27u, 31u, 65u, 100u, 130u, 192u}) {
         for (const std::size_t lda : {std::size_t{0}, k + 1}) {
           auto c = make_case<std::int8_t, std::int8_t>(rng, core, 300, 40, k, Fill::kRandom);
           c.lda = lda;

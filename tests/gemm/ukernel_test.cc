@@ -263,8 +263,11 @@ Packed pack(const KernelUnderTest& kut, const Operands& op, std::size_t extra_ro
   if (f == PackFormat::kRows64) {
     p.a_row_bytes = ((op.k + 63) / 64 + extra_row_chunks) * 64;
     p.a.assign(op.mr * p.a_row_bytes, 0);
-    for (std::size_t i = 0; i < op.mr; ++i) {
-      for (std::size_t kk = 0; kk < op.k; ++kk) store_value(&p.a[i * p.a_row_bytes + kk], op.a[i * op.k + kk], false);
+    for (std::size_t i = 0; i < op.mr; ++i) {  // tile-major (gemm_ukernel.h, rows64_offset)
+      for (std::size_t kk = 0; kk < op.k; ++kk) {
+        store_value(&p.a[qparity::internal::rows64_offset(i, kk / 64, p.a_row_bytes) + kk % 64], op.a[i * op.k + kk],
+                    false);
+      }
     }
   } else {  // [kgroups][MR][G]
     p.a.assign(op.kgroups * op.mr * g_width * elem, 0);
