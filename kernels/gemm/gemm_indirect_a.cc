@@ -271,14 +271,34 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
       if (at.skip(MR, src.rows_per_image)) ++image;
       continue;
     }
-    for (std::size_t r = 0; r < MR; ++r) {
+    for (std::size_t r = 0; r < MR;) {
       if (rg * MR + r >= rows) {
         for (std::size_t t = 0; t < taps; ++t) table[t * MR + r] = table[t * MR];
+        ++r;
         continue;
       }
       const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
       const std::ptrdiff_t iy0 = at.iy0(), ix0 = at.ix0();
-      // (Groups at the image's borders, across output rows or past the last row.)
+      if (g.rows_inside(iy0) && at.ox >= g.ox_lo && at.ox < g.ox_hi) {
+        // A run of pixels of one output row with every window inside, as in the whole-group case
+        // (AMX's 32-row groups rarely fit in a 56-pixel row: pixel by pixel, this table was 23 %
+        // of a 56x56x64 3x3 convolution on the AMX path).
+        const std::size_t n = std::min({MR - r, g.ox_hi - at.ox, rows - rg * MR - r});
+        std::ptrdiff_t line = (iy0 * in_w + ix0) * ps;
+        const std::uint8_t** entry = table + r;
+        for (std::size_t ky = 0; ky < kernel_h; ++ky, line += g.line_step) {
+          for (std::size_t kx = 0; kx < kernel_w; ++kx, entry += MR) {
+            const std::uint8_t* first = base + line + static_cast<std::ptrdiff_t>(kx) * g.tap_step;
+            for (std::size_t q = 0; q < n; ++q) {
+              entry[q] = first + static_cast<std::ptrdiff_t>(q) * g.pixel_step;
+            }
+          }
+        }
+        r += n;
+        if (at.skip(n, src.rows_per_image)) ++image;
+        continue;
+      }
+      // (Pixels at the image's borders.)
       const std::uint8_t** entry = table + r;
       for (std::size_t ky = 0; ky < kernel_h; ++ky) {
         const std::ptrdiff_t iy = iy0 + static_cast<std::ptrdiff_t>(ky * w.dilation_h);
@@ -288,6 +308,7 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
           *entry = row_inside && ix >= 0 && ix < in_w ? base + (iy * in_w + ix) * ps : pad;
         }
       }
+      ++r;
       if (at.next(src.rows_per_image)) ++image;
     }
   }

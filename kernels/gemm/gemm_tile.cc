@@ -100,16 +100,25 @@ TilePlan plan_tile(const PackedGemmData& d, const AOperand<AType>& src, std::siz
   p.folded = d.plan == AccumulationPlan::kFoldedInt32;
   p.wide_chunks = !p.folded && d.k > kMaxKBlock;
   p.rows64 = kernel.format == PackFormat::kRows64;
-  p.pack_from_segments = src.indirect() && p.folded && !d.has_b_zero_point &&
-                         kernel.format == PackFormat::kDot4 && src.seg % 4 == 0;
+  // (Segments serve only a model that needs no whole-row statistic: see pack_from_segments.)
+  const bool segments_suffice = src.indirect() && p.folded && !d.has_b_zero_point;
+  p.pack_from_segments = segments_suffice && kernel.format == PackFormat::kDot4 && src.seg % 4 == 0;
   // Bytes the last group of a row reads past K; they are inside A when at least that many bytes of
   // A follow the tile's last row's K values: (rows after the tile) x lda >= the overhang (the rows
   // of a strided A are lda >= K bytes apart).
   const std::size_t overhang = ceil_div(d.k, std::size_t{4}) * 4 - d.k;
   const bool tail_inside_a = overhang == 0 || (m - p.i0 - p.rows) * src.lda >= overhang;
-  p.direct_a = kernel.direct_a && (src.indirect() ? !p.pack_from_segments : tail_inside_a);
   p.seg_groups = src.indirect() ? src.seg / 4 : 0;
-  p.direct_segments = kernel.direct_a && p.pack_from_segments && p.seg_groups <= bk.kc;
+  // A kernel that loads runs of rows with one stride copies the uneven runs on every call
+  // (Ukernel::a_segment_tile_rows): through segments only where most runs lie in one output row.
+  const bool runs_mostly_even =
+      kernel.a_segment_tile_rows == 0 ||
+      (src.indirect() && src.window->out_w >= 2 * kernel.a_segment_tile_rows);
+  p.direct_segments = kernel.direct_a && segments_suffice &&
+                      src.seg % kernel.a_segment_bytes == 0 && runs_mostly_even &&
+                      p.seg_groups <= bk.kc;
+  p.direct_a = kernel.direct_a &&
+               (src.indirect() ? !p.pack_from_segments && !p.direct_segments : tail_inside_a);
   p.kc = p.direct_segments ? bk.kc / p.seg_groups * p.seg_groups : bk.kc;
   p.full_block_bytes =
       p.rows64 ? p.rows_pad * rows64_row_bytes(p.kc) : p.rows_pad * p.kc * 4;
@@ -129,7 +138,7 @@ template <class AType>
 StridedRows<AType> strided_rows(const TilePlan& p, const PackedGemmData& d,
                                 const AOperand<AType>& src, bool rows_ready, Scratch& s) {
   if (!src.indirect()) return {src.a + p.i0 * src.lda, src.lda};
-  if (p.pack_from_segments) return {nullptr, 0};
+  if (p.pack_from_segments || p.direct_segments) return {nullptr, 0};
   // Rows padded to whole K groups for a kernel that reads A in place (direct_a, which holds for
   // every gathered A when the kernel can).
   const std::size_t lda = p.kernel->direct_a ? ceil_div(d.k, 4) * 4 : d.k;

@@ -101,7 +101,8 @@ struct UkernelArgs {
   std::size_t a_rows = 0;
   bool a_flip = false;
   /// Ukernel::direct_a kernels only, an indirect A read in place (implicit-GEMM convolution): when
-  /// non-null, this K block is kgroups / a_seg_groups segments of a_seg_groups groups each, and
+  /// non-null, this K block is kgroups / a_seg_groups segments of a_seg_groups groups each (a
+  /// multiple of the kernel's a_segment_bytes / 4), and
   /// segment s of row i starts at a_segments[s * MR + i] (rows past the valid ones point at some
   /// valid segment; a padded tap points at a buffer of the pad value). a_flip applies; `a` and
   /// a_stride are ignored.
@@ -130,6 +131,17 @@ constexpr std::size_t rows64_offset(std::size_t r, std::size_t s, std::size_t ro
          (r % kRows64TileRows) * kRows64TileRowBytes;
 }
 
+/// Whether n >= 2 segment pointers are evenly spaced at a non-negative distance (0 included):
+/// rows[r] == rows[0] + r * (rows[1] - rows[0]). Such rows are one strided load (an AMX tile).
+inline bool segments_evenly_spaced(const std::uint8_t* const* rows, std::size_t n) {
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(rows[0]);
+  const std::uintptr_t step = reinterpret_cast<std::uintptr_t>(rows[1]) - first;
+  bool even = static_cast<std::intptr_t>(step) >= 0;
+  for (std::size_t r = 2; r < n; ++r)
+    even &= reinterpret_cast<std::uintptr_t>(rows[r]) == first + r * step;
+  return even;
+}
+
 /// A micro-kernel and its shape. signed_a selects TDPBSSD vs TDPBUSD for kRows64 (the other
 /// formats receive unsigned or int16 data whatever the activation type).
 struct Ukernel {
@@ -141,6 +153,20 @@ struct Ukernel {
   UkernelFn fn = nullptr;
   UkernelFn fn_signed_a = nullptr;  ///< kRows64 only: the int8-activation variant
   bool direct_a = false;  ///< fn (and the fused kernels) also read A unpacked (a_stride, a_segments)
+  /// The segments a direct_a kernel reads through a_segments are whole multiples of this many bytes
+  /// (kDot4: 4, one group; AMX: 64, one tile row, so that each K step lies in one segment).
+  std::size_t a_segment_bytes = 4;
+  /// Nonzero: the kernel loads each run of this many rows of a segment with one stride (AMX:
+  /// 16, one tile), in place where their pointers are evenly spaced and through a copy, on every
+  /// call, where not (segments_evenly_spaced). The driver reads A through segments for such a
+  /// kernel only where output rows are at least twice that long, so that most runs lie in one
+  /// output row (gemm_tile.cc); else through the gathered rows, copied once per row block.
+  /// Measured on AMX (Xeon family 6 model 207, best of 4, GOPS DR-AZ / F32, segments against the
+  /// gathered rows): 56x56x64->64 3x3 966 -> 1199 / 1068 -> 1325, 28x28x128->128 1492 -> 1536 /
+  /// 1605 -> 1685, but 14x14x256->256 1882 -> 1684 / 1940 -> 1688 and 7x7x512->512 1393 -> 1255 /
+  /// 1431 -> 1259 (every 16-pixel run crosses a row there, and 8 column blocks copy it again).
+  /// Copying the uneven runs once per row block instead lost on all four (e.g. 56x56 975 -> 853).
+  std::size_t a_segment_tile_rows = 0;
   /// Optional: per-thread CPU state the kernel needs, set up once around a run of calls instead of
   /// on every call (AMX: LDTILECFG before, TILERELEASE after). Whoever calls fn calls enter() on
   /// the same thread first and leave() after the last call (the driver: once per tile, through

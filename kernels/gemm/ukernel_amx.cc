@@ -92,7 +92,9 @@ UkernelSet ukernel_set() {
                     &amx_u8, &amx_s8};
   s.exact.enter = &amx_begin;
   s.exact.leave = &amx_end;
-  s.exact.direct_a = true;  // a strided A (or a gathered convolution A) read in place
+  s.exact.direct_a = true;  // a strided A, a convolution's input or its gathered rows in place
+  s.exact.a_segment_bytes = kAmxTileRowBytes;
+  s.exact.a_segment_tile_rows = kAmxTileRows;
   s.exact_min_k = 64;  // shorter K: AVX-512 VNNI's kernels (gemm_ukernel.h, exact_min_k)
   return s;  // pair_saturate absent: TDPB*D cannot saturate pairs (the driver uses AVX-512BW's)
 }

@@ -165,9 +165,9 @@ void amx_init_accumulators(const UkernelArgs& p) {
 /// B tiles are 1 KiB in order (kDot4's panels: stride 64); A tiles rows a_stride apart (64 for
 /// kRows64's tile-major packing and the staging buffer, lda for A read in place).
 template <class Ops, bool kSignedA>
-inline void amx_k_step(const unsigned char* a0, const unsigned char* a1, std::size_t a_stride,
-                       const unsigned char* b0, const unsigned char* b1) {
-  Ops::template load<kA0>(a0, a_stride);
+inline void amx_k_step(const unsigned char* a0, std::size_t a0_stride, const unsigned char* a1,
+                       std::size_t a1_stride, const unsigned char* b0, const unsigned char* b1) {
+  Ops::template load<kA0>(a0, a0_stride);
   Ops::template load<kB0>(b0, kPanelGroupBytes);
   Ops::template load<kB1>(b1, kPanelGroupBytes);
   if constexpr (kSignedA) {
@@ -177,7 +177,7 @@ inline void amx_k_step(const unsigned char* a0, const unsigned char* a1, std::si
     Ops::template dpbusd<kC00, kA0, kB0>();
     Ops::template dpbusd<kC01, kA0, kB1>();
   }
-  Ops::template load<kA1>(a1, a_stride);
+  Ops::template load<kA1>(a1, a1_stride);
   if constexpr (kSignedA) {
     Ops::template dpbssd<kC10, kA1, kB0>();
     Ops::template dpbssd<kC11, kA1, kB1>();
@@ -185,6 +185,27 @@ inline void amx_k_step(const unsigned char* a0, const unsigned char* a1, std::si
     Ops::template dpbusd<kC10, kA1, kB0>();
     Ops::template dpbusd<kC11, kA1, kB1>();
   }
+}
+
+/// One A tile of a K step read through segment pointers (UkernelArgs::a_segments): rows[r] + off
+/// for its 16 rows. Where they are equally spaced (16 pixels of one output row with every tap
+/// inside the image, or all of them on the pad buffer), the tile is loaded in place with that
+/// spacing as its stride; otherwise its 16 x 64 bytes are copied into stage (stride 64). The
+/// driver's tables have no uneven runs (Ukernel::a_segment_tile_rows); the copy keeps the kernel
+/// correct on any table.
+/// Returns the stride; *tile the address.
+inline std::size_t amx_segment_tile(const std::uint8_t* const* rows, std::size_t off,
+                                    unsigned char* stage, const unsigned char** tile) {
+  if (segments_evenly_spaced(rows, kAmxTileRows)) {
+    *tile = rows[0] + off;
+    // (0: every row the same 64 bytes, which a stride of 0 loads)
+    return static_cast<std::size_t>(rows[1] - rows[0]);
+  }
+  for (std::size_t r = 0; r < kAmxTileRows; ++r) {
+    std::memcpy(stage + r * kAmxTileRowBytes, rows[r] + off, kAmxTileRowBytes);
+  }
+  *tile = stage;
+  return kAmxTileRowBytes;
 }
 
 /// One step of an A read in place, staged: bytes [off, off + bytes) of rows [0, rows) (rows
@@ -227,7 +248,8 @@ void amx_rows64_kernel(const UkernelArgs& p) {
   // A packed (kRows64, gemm_ukernel.h: rows 16.. start 16 row shares later, K step s's tiles
   // s KiB in, stride 64) or read in place (a_stride != 0: row i at a + i * a_stride, step s's
   // tiles 64 s bytes in, stride a_stride), the steps that would read rows past a_rows or bytes
-  // past the block's groups staged (amx_stage_a). a_flip is never set for kRows64 (no offset).
+  // past the block's groups staged (amx_stage_a), or read through segment pointers (a_segments:
+  // amx_segment_tile). a_flip is never set for kRows64 (no offset).
   const auto* a0 = static_cast<const unsigned char*>(p.a);
   const bool direct = p.a_stride != 0;
   const std::size_t a_stride = direct ? p.a_stride : kAmxTileRowBytes;
@@ -241,17 +263,31 @@ void amx_rows64_kernel(const UkernelArgs& p) {
   const unsigned char* b1 = b0 + p.b_panel_stride;
   const std::size_t steps = p.kgroups / kAmxStepGroups;
   const std::size_t tail = p.kgroups % kAmxStepGroups;
-  for (std::size_t s = 0; s < steps; ++s) {
-    if (stage_every_step) {
-      amx_stage_a(a0, p.a_stride, p.a_rows, s * kAmxTileRowBytes, kAmxTileRowBytes, a_stage);
-      amx_k_step<Ops, kSignedA>(a_stage, stage1, kAmxTileRowBytes, b0 + s * kAmxStepBytes,
-                                b1 + s * kAmxStepBytes);
-    } else {
-      amx_k_step<Ops, kSignedA>(a0 + s * a_step, a1 + s * a_step, a_stride, b0 + s * kAmxStepBytes,
-                                b1 + s * kAmxStepBytes);
+  if (p.a_segments != nullptr) {
+    // Segments of a_seg_groups groups, a multiple of 16 (Ukernel::a_segment_bytes), and blocks of
+    // whole segments: each K step lies in one segment, there is no K tail (tail == 0), and no
+    // partial row block (rows past the valid ones point at valid segments, gemm_ukernel.h).
+    for (std::size_t s = 0; s < steps; ++s) {
+      const std::size_t g = s * kAmxStepGroups;
+      const std::uint8_t* const* seg = p.a_segments + g / p.a_seg_groups * kAmxMr;
+      const std::size_t off = g % p.a_seg_groups * 4;
+      const unsigned char *t0, *t1;
+      const std::size_t s0 = amx_segment_tile(seg, off, a_stage, &t0);
+      const std::size_t s1 = amx_segment_tile(seg + kAmxTileRows, off, stage1, &t1);
+      amx_k_step<Ops, kSignedA>(t0, s0, t1, s1, b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
     }
   }
-  if (tail != 0) {
+  for (std::size_t s = 0; p.a_segments == nullptr && s < steps; ++s) {
+    if (stage_every_step) {
+      amx_stage_a(a0, p.a_stride, p.a_rows, s * kAmxTileRowBytes, kAmxTileRowBytes, a_stage);
+      amx_k_step<Ops, kSignedA>(a_stage, kAmxTileRowBytes, stage1, kAmxTileRowBytes,
+                                b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
+    } else {
+      amx_k_step<Ops, kSignedA>(a0 + s * a_step, a_stride, a1 + s * a_step, a_stride,
+                                b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
+    }
+  }
+  if (tail != 0 && p.a_segments == nullptr) {
     // The block's last `tail` groups of each panel, then zero rows (see the file comment).
     alignas(64) unsigned char b_tail[2][kAmxStepBytes];
     const std::size_t real = tail * kPanelGroupBytes;
@@ -262,10 +298,11 @@ void amx_rows64_kernel(const UkernelArgs& p) {
     if (direct) {
       amx_stage_a(a0, p.a_stride, p.a_rows < kAmxMr ? p.a_rows : kAmxMr, steps * kAmxTileRowBytes,
                   tail * 4, a_stage);
-      amx_k_step<Ops, kSignedA>(a_stage, stage1, kAmxTileRowBytes, b_tail[0], b_tail[1]);
-    } else {
-      amx_k_step<Ops, kSignedA>(a0 + steps * a_step, a1 + steps * a_step, a_stride, b_tail[0],
+      amx_k_step<Ops, kSignedA>(a_stage, kAmxTileRowBytes, stage1, kAmxTileRowBytes, b_tail[0],
                                 b_tail[1]);
+    } else {
+      amx_k_step<Ops, kSignedA>(a0 + steps * a_step, a_stride, a1 + steps * a_step, a_stride,
+                                b_tail[0], b_tail[1]);
     }
   }
 

@@ -243,6 +243,13 @@ std::vector<Conv2DGeometry> edge_geometries() {
       // 480-channel segments (120 K groups, 1080 in all): the in-place indirect A's K blocks hold
       // whole segments (480 + 480 + 120 groups here), padded taps read the pad buffer.
       geometry(1, 4, 5, 480, 5, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
+      // Channels a multiple of 64 and output rows of 32 pixels or more: the AMX kernel reads the
+      // input through the segment table, a 16-pixel tile in place where its rows are evenly
+      // spaced (inside one output row, stride and dilation included), staged where the tile
+      // crosses an output row or meets padding; 222 and 200 rows end in a partial row block;
+      // 128 channels are two K steps per tap.
+      geometry(1, 6, 37, 64, 40, 1, window(3, 3, 1, 1, 1, 1, Padding::kSame)),
+      geometry(1, 9, 80, 128, 33, 1, window(3, 3, 2, 2, 2, 2, Padding::kSame)),
   };
 }
 

@@ -9,7 +9,8 @@
 //  * AmxKernelEmulated.Grid: both signednesses x kgroups around the 16-group step (1 .. 128 and
 //    1000) x operand patterns x every initialisation (none, col_init, row_init, both, near
 //    INT32_MIN / INT32_MAX so that the additions wrap, accumulate) x ldc > NR and misaligned c x
-//    A packed (tile-major) or read in place (lda >= K, full and partial row blocks), each stored
+//    A packed (tile-major), read in place (lda >= K, full and partial row blocks) or through
+//    segment pointers (tiles evenly spaced, on the pad buffer, or neither: staged), each stored
 //    tile compared bit for bit with the contract's formula computed here.
 //  * AmxKernelEmulated.LargestBlock: K = kMaxKBlock with max-magnitude products.
 //  * AmxKernelEmulated.Property: RapidCheck over all of the above.
@@ -53,6 +54,7 @@ using qparity::internal::gemm_amx_emulated::amx_leave;
 using qparity::internal::gemm_amx_emulated::kAmxMr;
 using qparity::internal::gemm_amx_emulated::kAmxNr;
 using qparity::internal::gemm_amx_emulated::kAmxStepGroups;
+using qparity::internal::gemm_amx_emulated::kAmxTileRows;
 using qparity_test::amx::Emulator;
 using qparity_test::amx::Fault;
 
@@ -270,6 +272,10 @@ struct Case {
   bool direct = false;
   std::size_t lda_extra = 0;
   std::size_t a_rows = kAmxMr;
+  /// A read through segment pointers (UkernelArgs::a_segments) when nonzero: segments of this
+  /// many groups (a multiple of 16), kgroups / seg_groups of them per row, each tile of each
+  /// segment evenly spaced in an image buffer, all on the pad buffer, one row on it, or reversed.
+  std::size_t seg_groups = 0;
   std::size_t ldc = kAmxNr;
   std::size_t c_offset = 0;       ///< int32 elements before the tile (misaligns c)
 };
@@ -280,6 +286,7 @@ std::string describe(const Case& c) {
     << " init=" << static_cast<int>(c.init) << (c.edge_init ? " (edge)" : "")
     << " a_padding=" << (c.garbage_a_padding ? "garbage" : "zero") << " extra_chunks=" << c.extra_row_chunks
     << (c.direct ? " direct lda=k+" + std::to_string(c.lda_extra) + " a_rows=" + std::to_string(c.a_rows) : "")
+    << (c.seg_groups ? " segments of " + std::to_string(c.seg_groups) + " groups" : "")
     << " ldc=" << c.ldc << " c_offset=" << c.c_offset;
   return s.str();
 }
@@ -339,6 +346,36 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
     }
   }
 
+  // A through segment pointers: an image of 2 * kAmxMr + 3 * taps pixels of seg bytes each (a
+  // buffer of exactly that size) and a pad buffer of seg bytes; per (tap, tile) one of four
+  // layouts, which the kernel must load in place (even spacing, stride 0) or stage.
+  const std::size_t seg = cs.seg_groups * 4, taps = cs.seg_groups ? kg / cs.seg_groups : 0;
+  std::vector<std::uint8_t> image(cs.seg_groups ? (2 * kAmxMr + 3 * taps) * seg : 0);
+  std::vector<std::uint8_t> pad_buf(seg);
+  std::vector<const std::uint8_t*> table(taps * kAmxMr);
+  if (cs.seg_groups != 0) {
+    for (auto& x : image) x = static_cast<std::uint8_t>(pick(a_lo, a_hi, a_hi_end));
+    const auto pad_value = static_cast<std::uint8_t>(pick(a_lo, a_hi, a_hi_end));
+    for (auto& x : pad_buf) x = pad_value;
+    for (std::size_t t = 0; t < taps; ++t) {
+      for (std::size_t tile = 0; tile < 2; ++tile) {
+        const std::size_t step_px = 1 + rng() % 2, layout = rng() % 4, odd_row = rng() % 16;
+        const std::uint8_t* base = image.data() + (3 * t + tile) * seg;
+        for (std::size_t r = 0; r < kAmxTileRows; ++r) {
+          const std::size_t rr = layout == 3 ? kAmxTileRows - 1 - r : r;
+          const bool on_pad = layout == 1 || (layout == 2 && r == odd_row);
+          table[t * kAmxMr + tile * kAmxTileRows + r] = on_pad ? pad_buf.data() : base + rr * step_px * seg;
+        }
+      }
+      for (std::size_t i = 0; i < kAmxMr; ++i) {
+        for (std::size_t j = 0; j < seg; ++j) {
+          const std::uint8_t byte = table[t * kAmxMr + i][j];
+          a_val[i * k + t * seg + j] = cs.signed_a ? static_cast<std::int8_t>(byte) : byte;
+        }
+      }
+    }
+  }
+
   // B: two panels of (pre + kgroups + post) groups; only the block's groups are real. post > 16
   // so that a kernel reading a whole step past the block reads garbage, not unmapped memory.
   const std::size_t pre = 2, post = kAmxStepGroups + 1;
@@ -377,7 +414,11 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
   UkernelArgs args;
   args.kgroups = kg;
   args.a = a;
-  if (cs.direct) {
+  if (cs.seg_groups != 0) {
+    args.a = nullptr;
+    args.a_segments = table.data();
+    args.a_seg_groups = cs.seg_groups;
+  } else if (cs.direct) {
     args.a_stride = lda;
     args.a_rows = a_rows;
   } else {
@@ -427,13 +468,17 @@ std::string run_case(const Case& cs, std::mt19937& rng) {
   };
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> buffers = {
       span(a_buf.data(), a_buf.size()), span(b_buf.data(), b_buf.size()),
-      span(c_buf.data(), c_buf.size() * 4), span(col.data(), col.size() * 4), span(row.data(), row.size() * 4)};
+      span(c_buf.data(), c_buf.size() * 4), span(col.data(), col.size() * 4), span(row.data(), row.size() * 4),
+      span(image.data(), image.size()), span(pad_buf.data(), pad_buf.size())};
   std::vector<Allowed> allowed;
   auto allow = [&](const void* p, std::size_t bytes, bool write) {
     const auto s = span(p, bytes);
     allowed.push_back({s.first, s.second, write});
   };
-  if (cs.direct) {
+  if (cs.seg_groups != 0) {
+    allow(image.data(), image.size(), false);
+    allow(pad_buf.data(), pad_buf.size(), false);
+  } else if (cs.direct) {
     // Whole 64-byte steps of every row, in place, but never a row's bytes past its K values (the
     // K tail is staged); the staging buffer is the kernel's own.
     for (std::size_t i = 0; i < a_rows; ++i) allow(a + i * lda, k / 64 * 64, false);
@@ -517,6 +562,11 @@ TEST(AmxKernelEmulated, Grid) {
             cs.direct = n % 3 == 2;
             cs.lda_extra = (n / 3) % 5 * 7;
             cs.a_rows = rows_list[(n / 3) % 6];
+            // Where kgroups is a multiple of 16, every fifth case reads A through segments.
+            if (kg % kAmxStepGroups == 0 && n % 5 == 4) {
+              cs.seg_groups = kg % 32 == 0 && n % 2 ? 32 : kAmxStepGroups;
+              cs.direct = false;
+            }
             ++n;
             ASSERT_EQ(run_case(cs, rng), "");
           }
@@ -559,6 +609,10 @@ RC_GTEST_PROP(AmxKernelEmulated, Property, ()) {
   cs.direct = *rc::gen::arbitrary<bool>();
   cs.lda_extra = *rc::gen::inRange<std::size_t>(0, 100);
   cs.a_rows = *rc::gen::inRange<std::size_t>(1, kAmxMr + 1);
+  if (!cs.direct && *rc::gen::arbitrary<bool>()) {
+    cs.seg_groups = *rc::gen::element<std::size_t>(16, 32, 48);
+    cs.kgroups = cs.seg_groups * *rc::gen::inRange<std::size_t>(1, 7);
+  }
   std::mt19937 rng(*rc::gen::arbitrary<std::uint32_t>());
   RC_ASSERT(run_case(cs, rng) == "");
 }
