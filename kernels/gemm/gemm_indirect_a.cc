@@ -252,25 +252,6 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
   WindowCursor at(w, i0 % src.rows_per_image);
   for (std::size_t rg = 0; rg < groups; ++rg) {
     const std::uint8_t** table = s.entries.data() + rg * taps * MR;
-    const std::ptrdiff_t iy0 = at.iy0();
-    if ((rg + 1) * MR <= rows && g.rows_inside(iy0) && at.ox >= g.ox_lo && at.ox + MR <= g.ox_hi) {
-      // MR pixels of one output row, every window inside (most groups): tap t of row r is tap t
-      // of row 0 plus r pixel steps, MR pointers in a row of the table (a loop that vectorises;
-      // pixel by pixel this table was ~5 % of a 56x56x64 3x3 convolution).
-      const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
-      std::ptrdiff_t line = (iy0 * in_w + at.ix0()) * ps;
-      const std::uint8_t** entry = table;
-      for (std::size_t ky = 0; ky < kernel_h; ++ky, line += g.line_step) {
-        for (std::size_t kx = 0; kx < kernel_w; ++kx, entry += MR) {
-          const std::uint8_t* first = base + line + static_cast<std::ptrdiff_t>(kx) * g.tap_step;
-          for (std::size_t r = 0; r < MR; ++r) {
-            entry[r] = first + static_cast<std::ptrdiff_t>(r) * g.pixel_step;
-          }
-        }
-      }
-      if (at.skip(MR, src.rows_per_image)) ++image;
-      continue;
-    }
     for (std::size_t r = 0; r < MR;) {
       if (rg * MR + r >= rows) {
         for (std::size_t t = 0; t < taps; ++t) table[t * MR + r] = table[t * MR];
@@ -280,9 +261,12 @@ void build_segment_table(std::size_t MR, const AOperand<AType>& src, std::size_t
       const auto* base = reinterpret_cast<const std::uint8_t*>(src.a + image * src.image_stride);
       const std::ptrdiff_t iy0 = at.iy0(), ix0 = at.ix0();
       if (g.rows_inside(iy0) && at.ox >= g.ox_lo && at.ox < g.ox_hi) {
-        // A run of pixels of one output row with every window inside, as in the whole-group case
-        // (AMX's 32-row groups rarely fit in a 56-pixel row: pixel by pixel, this table was 23 %
-        // of a 56x56x64 3x3 convolution on the AMX path).
+        // A run of pixels of one output row with every window inside (most of them, often the
+        // whole group): tap t of pixel q is tap t of the run's first plus q pixel steps, n
+        // pointers in a row of the table (a loop that vectorises). Pixel by pixel this table was
+        // ~5 % of a 56x56x64 3x3 convolution when whole groups had the fast path alone (commit
+        // 4848384), and 23 % with AMX's 32-row groups (Xeon family 6 model 207), which rarely fit
+        // whole in a 56-pixel row.
         const std::size_t n = std::min({MR - r, g.ox_hi - at.ox, rows - rg * MR - r});
         std::ptrdiff_t line = (iy0 * in_w + ix0) * ps;
         const std::uint8_t** entry = table + r;

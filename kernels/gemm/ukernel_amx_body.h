@@ -190,10 +190,9 @@ inline void amx_k_step(const unsigned char* a0, std::size_t a0_stride, const uns
 /// One A tile of a K step read through segment pointers (UkernelArgs::a_segments): rows[r] + off
 /// for its 16 rows. Where they are equally spaced (16 pixels of one output row with every tap
 /// inside the image, or all of them on the pad buffer), the tile is loaded in place with that
-/// spacing as its stride; otherwise its 16 x 64 bytes are copied into stage (stride 64). The
-/// driver's tables have no uneven runs (Ukernel::a_segment_tile_rows); the copy keeps the kernel
-/// correct on any table.
-/// Returns the stride; *tile the address.
+/// spacing as its stride; otherwise its 16 x 64 bytes are copied into stage (stride 64), on
+/// every call (the driver reads through segments only where most tiles are even:
+/// Ukernel::a_segment_tile_rows). Returns the stride; *tile the address.
 inline std::size_t amx_segment_tile(const std::uint8_t* const* rows, std::size_t off,
                                     unsigned char* stage, const unsigned char** tile) {
   if (segments_evenly_spaced(rows, kAmxTileRows)) {
@@ -276,33 +275,33 @@ void amx_rows64_kernel(const UkernelArgs& p) {
       const std::size_t s1 = amx_segment_tile(seg + kAmxTileRows, off, stage1, &t1);
       amx_k_step<Ops, kSignedA>(t0, s0, t1, s1, b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
     }
-  }
-  for (std::size_t s = 0; p.a_segments == nullptr && s < steps; ++s) {
-    if (stage_every_step) {
-      amx_stage_a(a0, p.a_stride, p.a_rows, s * kAmxTileRowBytes, kAmxTileRowBytes, a_stage);
-      amx_k_step<Ops, kSignedA>(a_stage, kAmxTileRowBytes, stage1, kAmxTileRowBytes,
-                                b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
-    } else {
-      amx_k_step<Ops, kSignedA>(a0 + s * a_step, a_stride, a1 + s * a_step, a_stride,
-                                b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
+  } else {
+    for (std::size_t s = 0; s < steps; ++s) {
+      if (stage_every_step) {
+        amx_stage_a(a0, p.a_stride, p.a_rows, s * kAmxTileRowBytes, kAmxTileRowBytes, a_stage);
+        amx_k_step<Ops, kSignedA>(a_stage, kAmxTileRowBytes, stage1, kAmxTileRowBytes,
+                                  b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
+      } else {
+        amx_k_step<Ops, kSignedA>(a0 + s * a_step, a_stride, a1 + s * a_step, a_stride,
+                                  b0 + s * kAmxStepBytes, b1 + s * kAmxStepBytes);
+      }
     }
-  }
-  if (tail != 0 && p.a_segments == nullptr) {
-    // The block's last `tail` groups of each panel, then zero rows (see the file comment).
-    alignas(64) unsigned char b_tail[2][kAmxStepBytes];
-    const std::size_t real = tail * kPanelGroupBytes;
-    std::memcpy(b_tail[0], b0 + steps * kAmxStepBytes, real);
-    std::memcpy(b_tail[1], b1 + steps * kAmxStepBytes, real);
-    std::memset(b_tail[0] + real, 0, kAmxStepBytes - real);
-    std::memset(b_tail[1] + real, 0, kAmxStepBytes - real);
-    if (direct) {
-      amx_stage_a(a0, p.a_stride, p.a_rows < kAmxMr ? p.a_rows : kAmxMr, steps * kAmxTileRowBytes,
-                  tail * 4, a_stage);
-      amx_k_step<Ops, kSignedA>(a_stage, kAmxTileRowBytes, stage1, kAmxTileRowBytes, b_tail[0],
-                                b_tail[1]);
-    } else {
-      amx_k_step<Ops, kSignedA>(a0 + steps * a_step, a_stride, a1 + steps * a_step, a_stride,
-                                b_tail[0], b_tail[1]);
+    if (tail != 0) {
+      // The block's last `tail` groups of each panel, then zero rows (see the file comment).
+      alignas(64) unsigned char b_tail[2][kAmxStepBytes];
+      const std::size_t real = tail * kPanelGroupBytes;
+      std::memcpy(b_tail[0], b0 + steps * kAmxStepBytes, real);
+      std::memcpy(b_tail[1], b1 + steps * kAmxStepBytes, real);
+      std::memset(b_tail[0] + real, 0, kAmxStepBytes - real);
+      std::memset(b_tail[1] + real, 0, kAmxStepBytes - real);
+      if (direct) {
+        amx_stage_a(a0, p.a_stride, p.a_rows, steps * kAmxTileRowBytes, tail * 4, a_stage);
+        amx_k_step<Ops, kSignedA>(a_stage, kAmxTileRowBytes, stage1, kAmxTileRowBytes, b_tail[0],
+                                  b_tail[1]);
+      } else {
+        amx_k_step<Ops, kSignedA>(a0 + steps * a_step, a_stride, a1 + steps * a_step, a_stride,
+                                  b_tail[0], b_tail[1]);
+      }
     }
   }
 
