@@ -88,7 +88,7 @@ inline IntPlan plan_int(RoundingCore core, const RequantParams& p) {
 struct IntRegs {
   I m_e, m_o, c_e, c_o, n_e, n_o, s_e, s_o, l, k, h, off;
   I ones;  ///< all bits set (SR-EVEN's decrement on AVX-512), held like `off`
-  Ops::OddMask odd;  ///< combine_high's and combine_bits31's lane selector, held like `off`
+  Ops::CombineMask combine;  ///< combine_high's and combine_bits31's lane selector, held like `off`
 };
 
 /// Per-tensor operands; kHigh as for int_core.
@@ -104,7 +104,7 @@ QPARITY_SIMD_INLINE IntRegs broadcast(const IntPlan& q, bool high) {
   r.h = Ops::set_sra32_count(static_cast<std::int32_t>(q.s - 32));
   r.off = Ops::set1_64(kDrOffset);
   r.ones = Ops::set1_64(-1);
-  r.odd = Ops::odd_mask();
+  r.combine = Ops::combine_mask();
   return r;
 }
 
@@ -123,7 +123,7 @@ QPARITY_SIMD_INLINE I int_core(I x, const IntRegs& r) {
     //               = z - floor(z / 2),             z = floor(w / 2^(R-1))
     // by the nested-floor identity floor((floor(w / a) + 1) / 2) = floor((w + a) / 2a); z - (z >> 1)
     // cannot overflow either.
-    const I t = Ops::combine_bits31(Ops::add64(pe, r.off), Ops::add64(po, r.off), r.odd);
+    const I t = Ops::combine_bits31(Ops::add64(pe, r.off), Ops::add64(po, r.off), r.combine);
     const I w = Ops::add32(t, Ops::template sra32_imm<31>(t));
     const I z = Ops::template sra32<kUniform>(w, r.h);
     return Ops::sub32(z, Ops::template sra32_imm<1>(z));
@@ -145,7 +145,7 @@ QPARITY_SIMD_INLINE I int_core(I x, const IntRegs& r) {
     po = Ops::add64(po, r.c_o);
   }
   if constexpr (kHigh) {
-    return Ops::template sra32<kUniform>(Ops::combine_high(pe, po, r.odd), r.h);
+    return Ops::template sra32<kUniform>(Ops::combine_high(pe, po, r.combine), r.h);
   } else if constexpr (Ops::kHasSra64) {
     return Ops::combine(Ops::template shr64<kUniform>(pe, r.s_e),
                         Ops::template shr64<kUniform>(po, r.s_o));
@@ -175,7 +175,7 @@ QPARITY_SIMD_INLINE I symmetric_core(I x, const IntRegs& r) {
   I po = Ops::add64(Ops::mul_even_u(Ops::odd_to_even(a), r.m_o), r.c_o);
   I y;
   if constexpr (kHigh) {
-    y = Ops::template sra32<kUniform>(Ops::combine_high(pe, po, r.odd), r.h);
+    y = Ops::template sra32<kUniform>(Ops::combine_high(pe, po, r.combine), r.h);
   } else if constexpr (Ops::kHasSra64) {
     y = Ops::combine(Ops::template shr64<kUniform>(pe, r.s_e), Ops::template shr64<kUniform>(po, r.s_o));
   } else {
@@ -205,7 +205,7 @@ QPARITY_SIMD_INLINE I validated_int_core(I x, const IntRegs& r) {
 ///   DR-AZ (kSignedOffset): when u = p + 2^30 is, i.e. p < -2^30; 2^30 must be folded into the
 ///   bias by the caller (c_e, c_o hold c + 2^30 and off holds -2^30: fold_dr_offset), two
 ///   instructions fewer than adding it first.
-/// The constants come from registers the caller holds (off, odd): as literals, GCC 12
+/// The constants come from registers the caller holds (off, combine): as literals, GCC 12
 /// re-materialised them for every vector of the fused GEMM epilogue (mov + vpbroadcastq, mov +
 /// kmovw).
 /// In the high-half mode the two 64-bit shifts and their combination become combine_high and one
@@ -230,7 +230,7 @@ QPARITY_SIMD_INLINE I masked_signed_core(I x, const IntRegs& r) {
   pe = _mm512_mask_add_epi64(pe, ne, pe, r.n_e);
   po = _mm512_mask_add_epi64(po, no, po, r.n_o);
   if constexpr (kHigh) {
-    return _mm512_srav_epi32(Ops::combine_high(pe, po, r.odd), r.h);
+    return _mm512_srav_epi32(Ops::combine_high(pe, po, r.combine), r.h);
   }
   return Ops::combine(_mm512_srav_epi64(pe, r.s_e), _mm512_srav_epi64(po, r.s_o));
 }
@@ -257,7 +257,7 @@ QPARITY_SIMD_INLINE I dr_az_doubled_core(I x, const IntRegs& r) {
   const I pe = _mm512_add_epi64(_mm512_mul_epu32(x, r.m_e), r.c_e);
   const I po = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(x, 32), r.m_o), r.c_o);
   const __mmask16 neg = _mm512_movepi32_mask(x);
-  const I h = Ops::combine_high(pe, po, r.odd);
+  const I h = Ops::combine_high(pe, po, r.combine);
   const I v = _mm512_mask_sub_epi32(h, neg, h, r.k);
   return _mm512_mask_srav_epi32(_mm512_srlv_epi32(v, r.h), neg, v, r.h);
 }
@@ -356,7 +356,7 @@ struct IntSoA {
     r.h = Ops::load(h + i);
     r.off = Ops::set1_64(kDrOffset);
     r.ones = Ops::set1_64(-1);
-    r.odd = Ops::odd_mask();
+    r.combine = Ops::combine_mask();
     return r;
   }
 };

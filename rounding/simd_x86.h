@@ -155,16 +155,16 @@ struct Ops {
   }
   /// Low 32 bits of the even-lane results and of the odd-lane results, back in lane order.
   QPARITY_SIMD_INLINE static I combine(I even, I odd) { return _mm_blend_epi16(even, _mm_slli_epi64(odd, 32), 0xCC); }
-  /// The odd-lane selector of combine_high and combine_bits31 (AVX-512: a mask register; here
-  /// the blend's immediate does it).
-  struct OddMask {};
-  QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
+  /// The lane selector of combine_high and combine_bits31 (AVX-512: a mask register; here the
+  /// blend's immediate does it).
+  struct CombineMask {};
+  QPARITY_SIMD_INLINE static CombineMask combine_mask() { return {}; }
   /// High 32 bits of the even-lane and of the odd-lane 64-bit values, back in lane order.
-  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, OddMask) {
+  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, CombineMask) {
     return _mm_blend_epi16(_mm_srli_epi64(even, 32), odd, 0xCC);
   }
   /// Bits [31, 63) of the even-lane and of the odd-lane 64-bit values, back in lane order.
-  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask) {
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, CombineMask) {
     return _mm_blend_epi16(_mm_srli_epi64(even, 31), _mm_slli_epi64(odd, 1), 0xCC);
   }
   template <int kCount>
@@ -256,12 +256,12 @@ struct Ops {
   template <bool kUniform>
   QPARITY_SIMD_INLINE static I shr64(I v, I count) { return _mm256_srlv_epi64(v, count); }
   QPARITY_SIMD_INLINE static I combine(I even, I odd) { return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA); }
-  struct OddMask {};  // (see the SSE4.1 Ops)
-  QPARITY_SIMD_INLINE static OddMask odd_mask() { return {}; }
-  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, OddMask) {
+  struct CombineMask {};  // (see the SSE4.1 Ops)
+  QPARITY_SIMD_INLINE static CombineMask combine_mask() { return {}; }
+  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, CombineMask) {
     return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
   }
-  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask) {
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, CombineMask) {
     return _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
   }
   template <int kCount>
@@ -361,23 +361,26 @@ struct Ops {
   // The high-half mode (every s >= 32): combine_high + one 32-bit shift, 2 instructions against
   // the 3 of two vpsravq + combine.
   static constexpr bool kHasVarShift32 = true;
-  /// The odd-lane mask of combine_high and combine_bits31, opaque to the compiler so that a kernel
-  /// holding it keeps it in a mask register: as a constant, GCC 12 re-materialised it (mov +
-  /// kmovw) for every vector of the fused GEMM epilogue.
-  using OddMask = __mmask16;
-  QPARITY_SIMD_INLINE static OddMask odd_mask() {
-    __mmask16 m = 0xAAAA;
+  /// The lane selector of combine_high and combine_bits31: here the mask of the even 32-bit lanes
+  /// (0x5555), opaque to the compiler so that a kernel holding it keeps it in a mask register (as
+  /// a constant, GCC 12 re-materialised it, mov + kmovw, for every vector of the fused GEMM
+  /// epilogue). The even mask because that is the one VPSHUFD merges with: holding the odd one
+  /// cost a KNOTW per vector, which GCC 12 did not hoist out of the epilogue loops (perf annotate
+  /// of the AMX GEMM's epilogue: 1 of its 14 instructions per vector; 907 KNOTW in gemm_bench).
+  using CombineMask = __mmask16;
+  QPARITY_SIMD_INLINE static CombineMask combine_mask() {
+    __mmask16 m = 0x5555;
     asm("" : "+k"(m));
     return m;
   }
   /// The high dwords of even's and odd's 64-bit lanes, in order: odd's are in place, even's come
-  /// down by a merge-masked VPSHUFD (one instruction; shift + blend was two). The even-lane mask
-  /// is the complement of the held odd one (a loop-invariant KNOTW the compiler hoists).
-  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, OddMask m) {
-    return _mm512_mask_shuffle_epi32(odd, _knot_mask16(m), even, _MM_PERM_DDBB);
+  /// down by a VPSHUFD merged into the even lanes (one instruction; shift + blend was two).
+  QPARITY_SIMD_INLINE static I combine_high(I even, I odd, CombineMask even_lanes) {
+    return _mm512_mask_shuffle_epi32(odd, even_lanes, even, _MM_PERM_DDBB);
   }
-  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, OddMask m) {
-    return _mm512_mask_blend_epi32(m, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
+  QPARITY_SIMD_INLINE static I combine_bits31(I even, I odd, CombineMask even_lanes) {
+    return _mm512_mask_blend_epi32(even_lanes, _mm512_slli_epi64(odd, 1),
+                                   _mm512_srli_epi64(even, 31));
   }
   template <int kCount>
   QPARITY_SIMD_INLINE static I sra32_imm(I v) { return _mm512_srai_epi32(v, kCount); }

@@ -114,7 +114,7 @@ struct IntEpilogue {
     r.k = Ops::zero();  // the SSE4.1 / AVX2 flipped-bias correction; unused with vpsravq
     r.off = Ops::set1_64(kDrOffset);
     r.ones = Ops::set1_64(-1);
-    r.odd = Ops::odd_mask();
+    r.combine = Ops::combine_mask();
     if constexpr (kForm == IntForm::kSignedOffset && kHigh) {
       r.k = Ops::load(b + 32);  // 2M + 1 (pack_epilogue)
     } else if constexpr (kForm == IntForm::kSignedOffset) {

@@ -47,7 +47,7 @@ QPARITY_SIMD_INLINE IntRegs load_int_regs(const std::uint8_t* p) {
   asm("" : "+v"(r.off));  // a register the compiler cannot re-materialise (see IntRegs)
   r.ones = Ops::set1_64(-1);
   asm("" : "+v"(r.ones));  // (the same: GCC 12 rebuilt it with a vpternlogd per vector)
-  r.odd = Ops::odd_mask();
+  r.combine = Ops::combine_mask();
   return r;
 }
 
