@@ -127,16 +127,9 @@ PreparedConv prepare_onednn(const ConvBenchShape& s) {
   // those scales (as tests/oracles/onednn_conv_oracle_test.cc does), and timed with the label
   // "arith=halved-filter", which bench/ratio_table.py does not count as the exact peer.
   const float adjust = conv->weights_scale_adjust();
-  const std::vector<std::int8_t> filter =
-      qparity_peers::onednn_adjusted_filter(w.filter.data(), w.filter.size(), adjust);
-  std::vector<qparity::RequantParams> params(s.out_c);
-  for (std::size_t c = 0; c < s.out_c; ++c) {
-    params[c].scale = 1.0f;
-    params[c].bias = q.bias[c] * adjust;                                          // exact: 2^-1
-    params[c].post_scale = (q.src_scale * (q.wei_scales[c] / adjust)) / q.dst_scale;  // exact
-  }
-  qparity::ConvWeights weights = conv_weights(w, params, /*with_bias=*/false);
-  weights.filter = filter.data();
+  const OnednnArithmetic arithmetic = onednn_arithmetic(w, adjust);
+  qparity::ConvWeights weights = conv_weights(w, arithmetic.params, /*with_bias=*/false);
+  weights.filter = arithmetic.filter.data();
   const std::string mismatch = check_conv_against_reference(
       w, weights, qparity::RoundingCore::kFloat32ZeroPointInside, out->data());
   if (!mismatch.empty()) {

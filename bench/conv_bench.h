@@ -1,6 +1,8 @@
 // conv_bench's rows (bench/README.md):
 //   onednn/<shape>, onednn_vnni/<shape>, xnnpack/<shape>      peers, one layer per row
 //   qparity/<isa>/<core>/<shape>
+//   qparity_halved/<isa>/F32-ZPF/<shape>                      oneDNN's arithmetic without int8 VNNI
+//                                                             (its filter halved)
 //   <same prefixes>/mnv2/all                                  every MobileNet v2 layer, back to
 //   back
 //   t2/<onednn|xnnpack|qparity|qparity_tiles>/...             two threads, wall time

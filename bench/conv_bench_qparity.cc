@@ -4,6 +4,9 @@
 //
 //   qparity/<isa>/<core>/<shape>   PackedConv2D / PackedDepthwiseConv2D(isa, ..., core) once, then
 //                                  conv2d / depthwise_conv2d(packed, call)
+//   qparity_halved/<isa>/F32-ZPF/<shape>
+//                                  the same on oneDNN's arithmetic without int8 VNNI: its filter
+//                                  halved, its weight scale doubled (onednn_arithmetic(w, 0.5))
 //
 // Each core gets per-channel parameters from the workload's real scales composed in float, derived
 // the way the presets do: TFLite's QuantizeMultiplier for the fixed-point cores (reduced to Q15 for
@@ -48,16 +51,41 @@ ExternalThreadPool& pool_of_two() {
   return pool;
 }
 
+/// The operands of one row: the workload's filter, bias and `core`'s parameters, or (halved)
+/// oneDNN's arithmetic without int8 VNNI, its filter halved (onednn_arithmetic(w, 0.5), core
+/// F32-ZPF). Shared by the row's closure (the weights point into it).
+struct RowOperands {
+  std::vector<qparity::RequantParams> params;
+  std::vector<std::int8_t> filter;  ///< the halved filter; empty: the workload's
+  qparity::ConvWeights weights;
+};
+
+std::shared_ptr<const RowOperands> row_operands(const ConvWorkload& w, qparity::RoundingCore core,
+                                                bool halved) {
+  auto r = std::make_shared<RowOperands>();
+  if (halved) {
+    OnednnArithmetic a = onednn_arithmetic(w, 0.5f);
+    r->params = std::move(a.params);
+    r->filter = std::move(a.filter);
+    r->weights = conv_weights(w, r->params, /*with_bias=*/false);
+    r->weights.filter = r->filter.data();
+  } else {
+    r->params = params_for(core, w);
+    r->weights = conv_weights(w, r->params);
+  }
+  return r;
+}
+
 PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core, const ConvBenchShape& s,
-                             Run run) {
+                             Run run, bool halved = false) {
   PreparedConv p;
   if ((qparity::supported_isas() & qparity::mask_of(isa)) == 0) {
     p.error = std::string("isa unavailable: ") + qparity::to_string(isa);
     return p;
   }
   const ConvWorkload& w = conv_workload(s);
-  const auto params = std::make_shared<std::vector<qparity::RequantParams>>(params_for(core, w));
-  const qparity::ConvWeights weights = conv_weights(w, *params);
+  const std::shared_ptr<const RowOperands> params = row_operands(w, core, halved);
+  const qparity::ConvWeights& weights = params->weights;
   auto out = std::make_shared<AlignedBuffer<std::int8_t>>(w.output_size());
   const qparity::ConvCall<std::int8_t, std::int8_t> call{
       w.input.data(), kConvInputZeroPoint,
@@ -115,6 +143,16 @@ void register_conv_qparity_rows() {
           [isa, core](const ConvBenchShape& s) { return prepare_qparity(isa, core, s, Run::kOneCall); },
           1);
     }
+    // oneDNN's own arithmetic without int8 VNNI (issue 19 item 6: qparity given oneDNN's halved
+    // filter and doubled weight scale, the `onednn` preset, against oneDNN's row of the same
+    // arithmetic, onednn/<shape> labelled arith=halved-filter where oneDNN runs without VNNI).
+    const auto f32zpf = qparity::RoundingCore::kFloat32ZeroPointInside;
+    register_conv_rows(
+        std::string("qparity_halved/") + qparity::to_string(isa) + "/" + qparity::to_string(f32zpf),
+        [isa, f32zpf](const ConvBenchShape& s) {
+          return prepare_qparity(isa, f32zpf, s, Run::kOneCall, /*halved=*/true);
+        },
+        1);
   }
   const qparity::Isa isa = qparity::active_isa();
   for (const auto& [prefix, run] : {std::pair{"t2/qparity/", Run::kThreadedTwo},

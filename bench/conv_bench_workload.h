@@ -22,6 +22,7 @@
 
 #include "bench/conv_shapes.h"
 #include "bench/peers/conv_shape.h"
+#include "bench/peers/onednn_weight_adjust.h"
 #include "kernels/support/aligned_buffer.h"
 #include "qparity/conv_geometry.h"
 #include "qparity/reference_conv2d.h"
@@ -130,6 +131,31 @@ inline qparity::ConvWeights conv_weights(const ConvWorkload& w,
   cw.params = params.data();
   cw.per_channel = params.size() > 1;
   return cw;
+}
+
+/// oneDNN 2.x's own arithmetic on the workload, with its filter multiplied by `adjust` as its
+/// weight reorder does (bench/peers/onednn_weight_adjust.h: 0.5 on ISAs without int8 VNNI, 1
+/// elsewhere), in qparity's terms: the `onednn` preset's core F32-ZPF with scale 1, the f32 bias
+/// in accumulator units times `adjust` as `bias` (exact: a power of two) and the output scale
+/// (s_in * (s_w[c] / adjust)) / s_out as `post_scale` (oneDNN divides the weight scale by the
+/// adjustment); no int32 bias (conv_weights(..., with_bias = false)) and `filter` instead of the
+/// workload's. Both the oneDNN rows' check and the qparity_halved rows compute this.
+struct OnednnArithmetic {
+  std::vector<std::int8_t> filter;
+  std::vector<qparity::RequantParams> params;  ///< out_c, core F32-ZPF
+};
+
+inline OnednnArithmetic onednn_arithmetic(const ConvWorkload& w, float adjust) {
+  const std::size_t out_c = w.shape->out_c;
+  OnednnArithmetic a;
+  a.filter = qparity_peers::onednn_adjusted_filter(w.filter.data(), w.filter.size(), adjust);
+  a.params.resize(out_c);
+  for (std::size_t c = 0; c < out_c; ++c) {
+    a.params[c].scale = 1.0f;
+    a.params[c].bias = static_cast<float>(w.bias[c]) * adjust;  // exact (|b| < 2^24)
+    a.params[c].post_scale = (kConvInputScale * (w.weight_scales[c] / adjust)) / w.output_scale;
+  }
+  return a;
 }
 
 /// Output rows compared with the reference before timing: the first and the last kCheckedRows

@@ -26,6 +26,8 @@ over every row instead of hitting a few), then prints:
     and oneDNN without VNNI) on the headline GEMMs, DR-AZ and F32: GOPS, fraction of the u8 x s8
     pair instruction's limit (peak/vpmaddubsw_pair, ymm on avx2, zmm on AVX-512) and / the exact
     int32 row of the same core;
+  * where oneDNN's convolution halved its filter: qparity computing that same arithmetic
+    (qparity_halved/<isa>/F32-ZPF: the halved filter, the onednn preset) / oneDNN, per layer;
   * two threads (t2/ rows, wall time): qparity's built-in threaded call / peer with two threads,
     its scaling over one thread (wall time of both) and the tile API on an external pool of two /
     the built-in threaded call.
@@ -331,8 +333,8 @@ def main():
                   common + ["--no_onednn_vnni", "--benchmark_filter=" + gemm_filter], files["gemm"],
                   env)
         layers = ".*" if a.every_mnv2_layer else "([0-9]|dw|mnv2/all$)"
-        conv_filter = "^((t2/)?(onednn|xnnpack)/|(t2/)?qparity(_tiles)?/%s/%s/)%s" % (
-            isa, core_re, layers)
+        conv_filter = "^((t2/)?(onednn|xnnpack)/|(t2/)?qparity(_tiles)?/%s/%s/|qparity_halved/%s/F32-ZPF/)%s" % (
+            isa, core_re, isa, layers)
         run_bench(os.path.join(bench, "conv_bench"),
                   common + ["--no_onednn_vnni", "--benchmark_filter=" + conv_filter], files["conv"],
                   env)
@@ -420,6 +422,25 @@ def main():
           ["layer", "peer", "peer GOPS"] + cores, peer_lines(conv, layers, isa, cores, "", conv_target))
     header, lines = int_vs_f32_lines(conv, layers, isa, cores)
     table("Convolutions, one thread: integer core / F32", header, lines)
+
+    # --- oneDNN's own arithmetic without int8 VNNI (item 6): where oneDNN's convolution halved
+    # its filter, qparity computing that very arithmetic (qparity_halved: the filter halved, the
+    # onednn preset's F32-ZPF) / oneDNN, target 1.0 ("at least as fast"), and qparity's exact
+    # F32-ZPF row / oneDNN.
+    lines = []
+    for layer in layers:
+        name = "onednn/" + layer
+        p = conv.gops(name)
+        if p is None or conv.exact(name):
+            continue
+        q = conv.gops("qparity_halved/%s/F32-ZPF/%s" % (isa, layer))
+        lines.append([layer, "%.1f" % p, cell(q, fmt="%.1f"), cell(ratio(q, p), 1.0),
+                      cell(ratio(conv.gops("qparity/%s/F32-ZPF/%s" % (isa, layer)), p))])
+    if lines:
+        table("Convolutions, one thread: oneDNN's arithmetic without int8 VNNI (its filter halved), "
+              "qparity computing it / oneDNN",
+              ["layer", "onednn-halved GOPS", "qparity_halved GOPS", "/ oneDNN",
+               "exact F32-ZPF / oneDNN"], lines)
 
     # --- two threads
     table("GEMM, two threads (wall time): built-in gemm_threaded",
