@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/gemm/amx_tile_config.h"
 #include "qparity/isa.h"
 
 namespace {
@@ -147,21 +148,13 @@ __attribute__((noinline, target("avx2,fma"))) void vfmadd_ymm(std::int64_t loops
 }
 
 // TDPBUSD: tiles 0..3 accumulate (16 rows x 64 bytes each), 4 and 5 are the u8 sources, 6 and 7 the
-// s8 ones; every tile configured 16 x 64 (palette 1), as qparity's kernel configures them. The
-// 64-byte LDTILECFG operand (Intel SDM): palette byte, 15 reserved bytes, colsb[16] as uint16,
-// rows[16] as uint8. (kAmxTileConfig in ukernel_amx_body.h is the kernel's; that header needs the
-// library's generated build headers, which this standalone bench does not see.)
-struct alignas(64) AmxConfig {
-  unsigned char palette = 1;
-  unsigned char reserved0[15] = {};
-  std::uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
-  unsigned char rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
-};
-static_assert(sizeof(AmxConfig) == 64, "LDTILECFG reads 64 bytes");
+// s8 ones; every tile configured 16 x 64 (palette 1), as qparity's kernel configures them, from the
+// same definition of LDTILECFG's operand (kernels/gemm/amx_tile_config.h).
 #define QP_TDPBUSD(c, a, b) "tdpbusd %%tmm" QP_STR(b) ", %%tmm" QP_STR(a) ", %%tmm" QP_STR(c) "\n\t"
 void tdpbusd_tile(std::int64_t loops) {
 #if defined(__x86_64__)
-  static const AmxConfig config;
+  static constexpr qparity::internal::AmxTileConfig config =
+      qparity::internal::uniform_amx_tile_config(16, 64);
   asm volatile("ldtilecfg %0\n\t"
                "tilezero %%tmm4\n\t" "tilezero %%tmm5\n\t" "tilezero %%tmm6\n\t" "tilezero %%tmm7\n\t"
                : : "m"(config) : "memory");

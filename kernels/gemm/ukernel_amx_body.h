@@ -66,6 +66,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/gemm/amx_tile_config.h"
 #include "kernels/gemm/gemm_ukernel.h"
 
 #if !defined(QPARITY_GEMM_ISA_NS)
@@ -76,20 +77,9 @@ namespace qparity {
 namespace internal {
 namespace QPARITY_GEMM_ISA_NS {
 
-/// The 64-byte LDTILECFG operand, palette 1 (Intel SDM, LDTILECFG "Memory Area Layout"). Every
-/// reserved byte must be zero or LDTILECFG raises #GP.
-struct alignas(64) AmxTileConfig {
-  std::uint8_t palette_id;
-  std::uint8_t start_row;       ///< first row of an interrupted TILELOADD/STORED; 0
-  std::uint8_t reserved0[14];
-  std::uint16_t colsb[8];       ///< bytes per row of tmm0..tmm7
-  std::uint8_t reserved1[16];
-  std::uint8_t rows[8];         ///< rows of tmm0..tmm7
-  std::uint8_t reserved2[8];
-};
-static_assert(sizeof(AmxTileConfig) == 64, "LDTILECFG reads exactly 64 bytes");
-static_assert(offsetof(AmxTileConfig, colsb) == 16 && offsetof(AmxTileConfig, rows) == 48,
-              "field offsets of the SDM's layout");
+/// LDTILECFG's operand (kernels/gemm/amx_tile_config.h, shared with bench/peak_bench.cc): plain
+/// data, the same in every ISA namespace.
+using ::qparity::internal::AmxTileConfig;
 
 inline constexpr std::size_t kAmxMr = 32;
 inline constexpr std::size_t kAmxNr = 32;
@@ -108,18 +98,9 @@ static_assert(kAmxTileRowBytes == kPanelCols * sizeof(std::int32_t) &&
 /// Tile numbers: C[r][q] is rows 16r.. x panel q; A[r] rows 16r..; B[q] panel q.
 enum AmxTile : int { kC00 = 0, kC01 = 1, kC10 = 2, kC11 = 3, kA0 = 4, kA1 = 5, kB0 = 6, kB1 = 7 };
 
-constexpr AmxTileConfig amx_tile_config() {
-  AmxTileConfig c{};  // reserved bytes and start_row zero
-  c.palette_id = 1;
-  for (int t = 0; t < 8; ++t) {
-    c.colsb[t] = static_cast<std::uint16_t>(kAmxTileRowBytes);
-    c.rows[t] = static_cast<std::uint8_t>(kAmxTileRows);
-  }
-  return c;
-}
-
 /// In .rodata (internal linkage: a namespace-scope constexpr variable), read by LDTILECFG.
-constexpr AmxTileConfig kAmxTileConfig = amx_tile_config();
+constexpr AmxTileConfig kAmxTileConfig = uniform_amx_tile_config(
+    static_cast<std::uint8_t>(kAmxTileRows), static_cast<std::uint16_t>(kAmxTileRowBytes));
 
 /// C tiles := the initial values of the contract: the current C (accumulate), or
 /// col_init[j] + row_init[i] wrapping mod 2^32 (null meaning 0).
