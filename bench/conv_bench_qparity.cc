@@ -84,8 +84,8 @@ PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core, const
     return p;
   }
   const ConvWorkload& w = conv_workload(s);
-  const std::shared_ptr<const RowOperands> params = row_operands(w, core, halved);
-  const qparity::ConvWeights& weights = params->weights;
+  const std::shared_ptr<const RowOperands> operands = row_operands(w, core, halved);
+  const qparity::ConvWeights& weights = operands->weights;
   auto out = std::make_shared<AlignedBuffer<std::int8_t>>(w.output_size());
   const qparity::ConvCall<std::int8_t, std::int8_t> call{
       w.input.data(), kConvInputZeroPoint,
@@ -95,11 +95,11 @@ PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core, const
         std::make_shared<qparity::PackedDepthwiseConv2D>(isa, depthwise_geometry(s), weights, core);
     const std::size_t tiles = qparity::depthwise_conv2d_tile_count(*packed, 2);
     if (run == Run::kOneCall) {
-      p.run = [packed, out, call, params] { qparity::depthwise_conv2d(*packed, call); };
+      p.run = [packed, out, call, operands] { qparity::depthwise_conv2d(*packed, call); };
     } else if (run == Run::kThreadedTwo) {
-      p.run = [packed, out, call, params] { qparity::depthwise_conv2d_threaded(*packed, call, 2); };
+      p.run = [packed, out, call, operands] { qparity::depthwise_conv2d_threaded(*packed, call, 2); };
     } else {
-      p.run = [packed, out, call, params, tiles] {
+      p.run = [packed, out, call, operands, tiles] {
         if (tiles < 2) return qparity::depthwise_conv2d_tiles(*packed, call, 2, 0, tiles);  // as *_threaded
         pool_of_two().run([&](unsigned i) {
           qparity::depthwise_conv2d_tiles(*packed, call, 2, tiles * i / 2, tiles * (i + 1) / 2);
@@ -111,11 +111,11 @@ PreparedConv prepare_qparity(qparity::Isa isa, qparity::RoundingCore core, const
     auto packed = std::make_shared<qparity::PackedConv2D>(isa, conv_geometry(s), weights, core);
     const std::size_t tiles = qparity::conv2d_tile_count(*packed, 2);
     if (run == Run::kOneCall) {
-      p.run = [packed, out, call, params] { qparity::conv2d(*packed, call); };
+      p.run = [packed, out, call, operands] { qparity::conv2d(*packed, call); };
     } else if (run == Run::kThreadedTwo) {
-      p.run = [packed, out, call, params] { qparity::conv2d_threaded(*packed, call, 2); };
+      p.run = [packed, out, call, operands] { qparity::conv2d_threaded(*packed, call, 2); };
     } else {
-      p.run = [packed, out, call, params, tiles] {
+      p.run = [packed, out, call, operands, tiles] {
         if (tiles < 2) return qparity::conv2d_tiles(*packed, call, 2, 0, tiles);  // as *_threaded
         pool_of_two().run([&](unsigned i) {
           qparity::conv2d_tiles(*packed, call, 2, tiles * i / 2, tiles * (i + 1) / 2);
