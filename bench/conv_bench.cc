@@ -20,7 +20,6 @@
 #include "bench/conv_shapes.h"
 #include "bench/onednn_vnni_rerun.h"
 #include "bench/peers/available_peers.h"
-#include "bench/peers/onednn_weight_adjust.h"
 #include "qparity/isa.h"
 #include "qparity/presets.h"
 
