@@ -37,6 +37,10 @@ struct EpilogueArgs {
   /// Output stage of requantize_x86.h: clamp(y, lo, hi) + add.
   std::int32_t lo = 0, hi = 0, add = 0;
   float zero_point = 0.0f;  ///< F32-ZPF's float(zp)
+  /// Non-null: per column of the block (full vectors readable past cols), added wrapping to
+  /// every row's accumulators before the requantization, for a kernel that left its column
+  /// initial values out (Ukernel::col_init_in_epilogue); null for every other call.
+  const std::int32_t* col_add = nullptr;
 };
 
 template <class Out>

@@ -53,31 +53,49 @@ QPARITY_SIMD_INLINE IntRegs load_int_regs(const std::uint8_t* p) {
 
 /// The block loop: for each vector of columns, its registers once, then every row.
 /// kSaturated: as in BlockVectors (the core's result is inside [lo, hi] or narrowing saturates).
-template <bool kSaturated = false, class Out, class Load, class Core>
-QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t ldc,
-                                   const Load& load_regs, const Core& core) {
+/// kColAdd: a.col_add's vector of the columns is added (VPADDD, wrapping) to each accumulator
+/// vector first.
+template <bool kSaturated, bool kColAdd, class Out, class Load, class Core>
+QPARITY_SIMD_INLINE void run_block_with(const EpilogueArgs& a, Out* dst, std::size_t ldc,
+                                        const Load& load_regs, const Core& core) {
   const OutRegs o{Ops::set1(a.lo), Ops::set1(a.hi), Ops::set1(a.add)};
   const auto finish = [&o](I y) { return kSaturated ? Ops::add32(y, o.add) : QPARITY_ISA_NS::finish(y, o); };
   const std::size_t rows = a.rows, ld = a.ld;
   for (std::size_t c = 0; c < a.cols; c += kW) {
     const auto regs = load_regs(a.chan + (c / kW) * a.chan_stride);
     const std::int32_t* acc = a.acc + c;
+    const I col = kColAdd ? Ops::load(a.col_add + c) : Ops::zero();
+    const auto x = [acc, ld, col](std::size_t i) {
+      const I v = Ops::load(acc + i * ld);
+      return kColAdd ? Ops::add32(v, col) : v;
+    };
     Out* d = dst + c;
     const std::size_t n = a.cols - c;
     if (n >= kW) {
       std::size_t i = 0;
       for (; i + 2 <= rows; i += 2) {
-        const I y0 = finish(core(Ops::load(acc + i * ld), regs));
-        const I y1 = finish(core(Ops::load(acc + (i + 1) * ld), regs));
+        const I y0 = finish(core(x(i), regs));
+        const I y1 = finish(core(x(i + 1), regs));
         Ops::store_out(d + i * ldc, y0);
         Ops::store_out(d + (i + 1) * ldc, y1);
       }
-      if (i < rows) Ops::store_out(d + i * ldc, finish(core(Ops::load(acc + i * ld), regs)));
+      if (i < rows) Ops::store_out(d + i * ldc, finish(core(x(i), regs)));
     } else {
       for (std::size_t i = 0; i < rows; ++i) {
-        Ops::store_out_partial(d + i * ldc, finish(core(Ops::load(acc + i * ld), regs)), n);
+        Ops::store_out_partial(d + i * ldc, finish(core(x(i), regs)), n);
       }
     }
+  }
+}
+
+/// run_block_with, the column addition decided once per block (a.col_add null or not).
+template <bool kSaturated = false, class Out, class Load, class Core>
+QPARITY_SIMD_INLINE void run_block(const EpilogueArgs& a, Out* dst, std::size_t ldc,
+                                   const Load& load_regs, const Core& core) {
+  if (a.col_add != nullptr) {
+    run_block_with<kSaturated, true>(a, dst, ldc, load_regs, core);
+  } else {
+    run_block_with<kSaturated, false>(a, dst, ldc, load_regs, core);
   }
 }
 

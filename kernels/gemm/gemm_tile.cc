@@ -310,6 +310,12 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
   const UkernelFn row_tail_fn =
       (&kernel == &d.kernel && direct_a && d.row_tail.fn != nullptr) ? d.row_tail.fn : nullptr;
 
+  // A kernel that starts faster from zero (Ukernel::col_init_in_epilogue) leaves the column
+  // initial values to the separate epilogue, where the block is one K block and has no row
+  // initial values (a per-tensor weight zero point's row term stays in the kernel's init).
+  const bool defer_col_init = kernel.col_init_in_epilogue && fused && single_block &&
+                              fused_fn == nullptr && row_init == nullptr && col_init != nullptr;
+
   // One argument block for every kernel call of the tile, each call setting the fields it
   // uses: value-initialising it per call was a `rep stos` of 112 bytes, ~15 % of a short-K
   // 1x1 convolution (112x112x16 -> 96).
@@ -359,6 +365,7 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
           if (fused && last) {
             ea.acc = c;
             ea.rows = valid_rows;
+            ea.col_add = nullptr;
             epilogue_fn(ea, dst + ii * ldc + jj, ldc);
           }
           continue;
@@ -387,6 +394,11 @@ void run_kernels(const TilePlan& p, const PackedGemmData& d, const AOperand<ATyp
         if (fused && last) {
           ea.acc = args.c;
           ea.rows = std::min(MR, rows - ii);
+          ea.col_add = nullptr;
+          if (defer_col_init && !one_panel) {
+            ea.col_add = args.col_init;
+            args.col_init = nullptr;
+          }
           if (block_fused_fn) {
             block_fused_fn(args, ea, dst + ii * ldc + jj, ldc);
           } else {

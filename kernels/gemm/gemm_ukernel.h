@@ -167,6 +167,12 @@ struct Ukernel {
   /// 1431 -> 1259 (every 16-pixel run crosses a row there, and 8 column blocks copy it again).
   /// Copying the uneven runs once per row block instead lost on all four (e.g. 56x56 975 -> 853).
   std::size_t a_segment_tile_rows = 0;
+  /// The driver may call fn with col_init null where a block is one K block requantized by the
+  /// separate epilogue, and add the column initial values in the epilogue instead
+  /// (EpilogueArgs::col_add: one VPADDD per vector; row_init null only). AMX: the C tiles then
+  /// start from TILEZERO, not from a stride-0 TILELOADD of col_init, which waits for the previous
+  /// call's TILESTOREDs of the same tiles (ukernel_amx.cc has the measurements).
+  bool col_init_in_epilogue = false;
   /// Optional: per-thread CPU state the kernel needs, set up once around a run of calls instead of
   /// on every call (AMX: LDTILECFG before, TILERELEASE after). Whoever calls fn calls enter() on
   /// the same thread first and leave() after the last call (the driver: once per tile, through

@@ -95,6 +95,16 @@ UkernelSet ukernel_set() {
   s.exact.direct_a = true;  // a strided A, a convolution's input or its gathered rows in place
   s.exact.a_segment_bytes = kAmxTileRowBytes;
   s.exact.a_segment_tile_rows = kAmxTileRows;
+  // The C tiles of a one-K-block call start from TILEZERO and the separate epilogue adds
+  // col_init (one VPADDD per 16 outputs): a stride-0 TILELOADD of col_init into a C tile waits for
+  // the previous call's TILESTORED of that tile, which waits for its TDPs. Measured on Xeon family
+  // 6 model 207 (gemm_bench, one thread, interleaved rounds of both binaries, median GOPS, before
+  // -> after). The machine has slow and fast periods; in a slow one (7 rounds) the load stalled:
+  // 3136x64x64 DR-AZ 397 -> 489, F32 536 -> 637; 64^3 319 -> 357, 477 -> 559. In a fast one (9
+  // rounds) it did not, and the extra VPADDD shows in F32's short epilogue: 3136x64x64 F32 657 ->
+  // 640, 64^3 571 -> 560, MobileNet 1x1 GEMMs at K = 64-128 -2..-7 %; DR-AZ there -1..+6 %.
+  // 3x3 convolutions (conv_bench, 5 rounds): DR-AZ +2..+7 %, F32 -9..+4 %.
+  s.exact.col_init_in_epilogue = true;
   s.exact_min_k = 64;  // shorter K: AVX-512 VNNI's kernels (gemm_ukernel.h, exact_min_k)
   return s;  // pair_saturate absent: TDPB*D cannot saturate pairs (the driver uses AVX-512BW's)
 }
