@@ -119,12 +119,14 @@ struct GemmFusedKernels {
   FusedFns (*get)(const EpilogueVariant& variant, bool saturated) = nullptr;
   /// The same for the ISA's one-panel kernel (UkernelSet::exact_one_panel), or null: none.
   FusedFns (*get_one_panel)(const EpilogueVariant& variant, bool saturated) = nullptr;
+  /// The same for the ISA's pair-saturating kernel (UkernelSet::pair_saturate), or null: none.
+  FusedFns (*get_pair_saturate)(const EpilogueVariant& variant, bool saturated) = nullptr;
   std::size_t lanes = 0;  ///< columns per vector of the plans it reads (EpilogueIsa::lanes)
 };
 
-/// The fused kernels family: defined by the ISA files whose main micro-kernel has a fused form
-/// (kernels/gemm/ukernel_avx512vnni.cc). The driver uses an ISA's own fused kernels only with that
-/// ISA's own main kernel (no fallback: the fused kernel is that kernel).
+/// The fused kernels family: defined by the ISA files whose main micro-kernels have a fused form
+/// (kernels/gemm/ukernel_avx512vnni.cc, ukernel_avx2.cc). The driver uses an ISA's own fused
+/// kernels only with that ISA's own main kernels (no fallback: the fused kernel is that kernel).
 struct GemmFusedFamily {
   using Kernels = GemmFusedKernels;
   static constexpr const char* kName = "gemm fused";

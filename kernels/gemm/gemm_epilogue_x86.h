@@ -365,6 +365,56 @@ inline EpilogueFns saturated_fns(const EpilogueVariant& variant) {
   return fns;
 }
 
+/// A micro-kernel fused with its block's epilogue (gemm_epilogue.h, FusedFn) for one register
+/// form: Kernel::run(kernel_args, &vectors, rows, cols) runs the kernel and hands its accumulators
+/// to `vectors` (BlockVectors) instead of storing them.
+template <class Kernel, class Out, IntForm kForm, bool kPre, bool kHigh, bool kSaturated = false>
+void fused_int(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
+  const auto vectors = int_vectors<Out, kForm, kPre, kHigh, kSaturated>(block, dst, ldc);
+  Kernel::run(p, &vectors, block.rows, block.cols);
+}
+
+template <class Kernel, class Out, bool kZeroPointInside>
+void fused_float(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
+  const auto vectors = float_vectors<Out, kZeroPointInside>(block, dst, ldc);
+  Kernel::run(p, &vectors, block.rows, block.cols);
+}
+
+/// Kernel's fused functions for a variant build_plan chose (GemmFusedKernels::get); saturated:
+/// the saturating output stage's, for the high-half integer variants' 8- and 16-bit outputs only
+/// (an int32 output's y + zp could overflow; other entries null).
+template <class Kernel>
+FusedFns fused_fns_for(const EpilogueVariant& variant, bool saturated) {
+  FusedFns fns;
+  if (saturated && !(variant.high && !variant.is_float)) return fns;  // none: the bound is needed
+  with_variant(
+      variant,
+      [&fns, saturated](auto form_c, auto pre_c, auto high_c) {
+        constexpr IntForm kForm = decltype(form_c)::value;
+        constexpr bool kPre = decltype(pre_c)::value, kHigh = decltype(high_c)::value;
+        if constexpr (kHigh) {
+          if (saturated) {
+            fns.to_int8 = &fused_int<Kernel, std::int8_t, kForm, kPre, kHigh, true>;
+            fns.to_uint8 = &fused_int<Kernel, std::uint8_t, kForm, kPre, kHigh, true>;
+            fns.to_int16 = &fused_int<Kernel, std::int16_t, kForm, kPre, kHigh, true>;
+            return;
+          }
+        }
+        fns.to_int8 = &fused_int<Kernel, std::int8_t, kForm, kPre, kHigh>;
+        fns.to_uint8 = &fused_int<Kernel, std::uint8_t, kForm, kPre, kHigh>;
+        fns.to_int16 = &fused_int<Kernel, std::int16_t, kForm, kPre, kHigh>;
+        fns.to_int32 = &fused_int<Kernel, std::int32_t, kForm, kPre, kHigh>;
+      },
+      [&fns](auto zp_inside_c) {
+        constexpr bool kInside = decltype(zp_inside_c)::value;
+        fns.to_int8 = &fused_float<Kernel, std::int8_t, kInside>;
+        fns.to_uint8 = &fused_float<Kernel, std::uint8_t, kInside>;
+        fns.to_int16 = &fused_float<Kernel, std::int16_t, kInside>;
+        fns.to_int32 = &fused_float<Kernel, std::int32_t, kInside>;
+      });
+  return fns;
+}
+
 inline EpilogueIsa make_epilogue_isa() {
   return EpilogueIsa{static_cast<std::size_t>(kW), kVecBytes, &build_plan, &saturated_fns};
 }

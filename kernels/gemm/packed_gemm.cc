@@ -171,14 +171,20 @@ void plan_epilogue(PackedGemmData& d) {
     return;
   }
   if (isa.saturated != nullptr) e.fns_saturated = isa.saturated(variant);
-  // A main kernel with a fused form (the AVX-512 VNNI one) requantizes its accumulators from
-  // registers; its plan is the one just built, by the same-width epilogue its ISA is served by.
+  // A main kernel with a fused form (AVX-512 VNNI's, AVX2's exact and pair-saturating ones)
+  // requantizes its accumulators from registers; its plan is the one just built, by the
+  // same-width epilogue its ISA is served by.
   const GemmFusedKernels* fused = own_kernels<GemmFusedFamily>(d.kernel_isa);
-  if (fused != nullptr && fused->lanes == isa.lanes &&
-      d.kernel.fn == ukernels_of(d.kernel_isa).exact.fn) {
-    e.fused = fused->get(variant, false);
-    e.fused_saturated = fused->get(variant, true);
-    if (d.one_panel.fn != nullptr && fused->get_one_panel != nullptr) {
+  const UkernelSet& own = ukernels_of(d.kernel_isa);
+  const auto get = fused == nullptr || fused->lanes != isa.lanes ? nullptr
+                   : d.kernel.fn == own.exact.fn                 ? fused->get
+                   : d.kernel.fn == own.pair_saturate.fn         ? fused->get_pair_saturate
+                                                                 : nullptr;
+  if (get != nullptr) {
+    e.fused = get(variant, false);
+    e.fused_saturated = get(variant, true);
+    if (d.kernel.fn == own.exact.fn && d.one_panel.fn != nullptr &&
+        fused->get_one_panel != nullptr) {
       e.fused_one_panel = fused->get_one_panel(variant, false);
       e.fused_saturated_one_panel = fused->get_one_panel(variant, true);
     }

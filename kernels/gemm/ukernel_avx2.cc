@@ -19,13 +19,32 @@
 //                are VPADDD's (1 cycle): no K split needed. nr = 32 is a multiple of 6x16's 16.
 //   pairsat_narrow 1x32 (pair_saturate_narrow, calls with M <= 4): as exact_narrow, for the
 //                pair-saturating model (4x16 computes 3 padding rows for one).
+//
+// The exact and the pair-saturating main kernels also come fused with their block's epilogue
+// (gemm_epilogue.h, FusedFn; kernels/gemm/gemm_epilogue_x86.h compiled here at the AVX2 level in
+// its own namespace) for every core but F32-ZPF (see fused_fns): the accumulators are
+// requantized from registers instead of stored and read back by the separate epilogue.
 #define QPARITY_GEMM_ISA_NS gemm_avx2
+#define QPARITY_ISA_NS gemm_avx2_epi
+#include "kernels/gemm/gemm_epilogue_x86.h"
 #include "kernels/gemm/ukernel_madd_x86.h"
 
 namespace qparity {
 namespace internal {
 
 namespace {
+/// Kernel's fused forms, except F32-ZPF's: its float clamp bounds and zero point, held next to
+/// the accumulators, do not fit the 16 ymm registers, and the fused 4x16 pair kernel lost to the
+/// separate epilogue (Xeon family 6 model 207 capped at AVX2, conv_bench best of 7, GOPS:
+/// 112x112x32->64 1x1 64.5 -> 56.9, the halved-filter row 77.7 -> 63.4; 3x3 layers within
+/// noise). The integer cores and F32 gain (DR-AZ 1x1 65.6 -> 70.0, 56x56x64->64 3x3 104 -> 112;
+/// gemm_bench 3136x64x64 84.5 -> 90.9, pair-saturating 107.8 -> 113.7).
+template <class Kernel>
+FusedFns fused_fns(const EpilogueVariant& variant, bool saturated) {
+  if (variant.is_float && variant.zero_point_inside) return FusedFns{};
+  return gemm_avx2_epi::fused_fns_for<Kernel>(variant, saturated);
+}
+
 UkernelSet ukernel_set() {
   using gemm_avx2::madd_ukernel;
   UkernelSet s;
@@ -47,3 +66,11 @@ UkernelSet ukernel_set() {
 }  // namespace qparity
 
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }
+QPARITY_DEFINE_KERNELS(qparity::internal::GemmFusedFamily) {
+  using namespace qparity::internal;
+  GemmFusedKernels k;
+  k.get = &fused_fns<gemm_avx2::MaddFusedKernel<gemm_avx2::ExactPairs16, 6, 16>>;
+  k.get_pair_saturate = &fused_fns<gemm_avx2::MaddFusedKernel<gemm_avx2::PairSat16, 4, 16>>;
+  k.lanes = 8;
+  return k;
+}

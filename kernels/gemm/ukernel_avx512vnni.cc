@@ -285,29 +285,16 @@ void dot4_exact_zmm(const UkernelArgs& p) {
   dot4_exact_zmm_body<kRows, kCols16, kKSplit>(p);
 }
 
-/// FusedFn for the main kernel (kCols16 = kPanels) or the one-panel kernel (kOnePanel) and one
-/// epilogue register form.
-template <std::size_t kCols16, class Out, class MakeVectors>
-void fused(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc,
-           const MakeVectors& make) {
-  const auto vectors = make(block, dst, ldc);
-  dot4_exact_zmm_body<kMr, kCols16, 1>(p, &vectors, block.rows, block.cols);
-}
-
-template <std::size_t kCols16, class Out, gemm_avx512vnni_epi::IntForm kForm, bool kPre, bool kHigh,
-          bool kSaturated = false>
-void fused_int(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
-  fused<kCols16>(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
-    return gemm_avx512vnni_epi::int_vectors<Out, kForm, kPre, kHigh, kSaturated>(a, d, l);
-  });
-}
-
-template <std::size_t kCols16, class Out, bool kZeroPointInside>
-void fused_float(const UkernelArgs& p, const EpilogueArgs& block, Out* dst, std::size_t ldc) {
-  fused<kCols16>(p, block, dst, ldc, [](const EpilogueArgs& a, Out* d, std::size_t l) {
-    return gemm_avx512vnni_epi::float_vectors<Out, kZeroPointInside>(a, d, l);
-  });
-}
+/// The main kernel (kCols16 = kPanels) or the one-panel kernel (kOnePanel) with an epilogue, for
+/// gemm_epilogue_x86.h's fused_fns_for.
+template <std::size_t kCols16>
+struct FusedKernel {
+  template <class Vectors>
+  static void run(const UkernelArgs& p, const Vectors* epilogue, std::size_t rows,
+                  std::size_t cols) {
+    dot4_exact_zmm_body<kMr, kCols16, 1>(p, epilogue, rows, cols);
+  }
+};
 
 /// The EVEX encoding of the 256-bit VPDPBUSD, for the shared ymm kernel.
 struct EvexDpbusd {
@@ -343,38 +330,8 @@ UkernelSet ukernel_set() {
 /// The fused kernels of the main (kCols16 = kPanels) or the one-panel kernel for a plan's variant.
 template <std::size_t kCols16>
 FusedFns fused_fns(const EpilogueVariant& variant, bool saturated) {
-  using namespace gemm_avx512vnni;
-  namespace epi = gemm_avx512vnni_epi;
-  // Fields are assigned directly: this TU calls no inline function of the shared headers (see
-  // the ODR note in rounding/simd_x86.h).
-  FusedFns fns;
-  if (saturated && !(variant.high && !variant.is_float)) return fns;  // none: the bound is needed
-  epi::with_variant(
-      variant,
-      [&fns, saturated](auto form_c, auto pre_c, auto high_c) {
-        constexpr epi::IntForm kForm = decltype(form_c)::value;
-        constexpr bool kPre = decltype(pre_c)::value, kHigh = decltype(high_c)::value;
-        if constexpr (kHigh) {
-          if (saturated) {  // int8, uint8, int16 (an int32 output's y + zp could overflow)
-            fns.to_int8 = &fused_int<kCols16, std::int8_t, kForm, kPre, kHigh, true>;
-            fns.to_uint8 = &fused_int<kCols16, std::uint8_t, kForm, kPre, kHigh, true>;
-            fns.to_int16 = &fused_int<kCols16, std::int16_t, kForm, kPre, kHigh, true>;
-            return;
-          }
-        }
-        fns.to_int8 = &fused_int<kCols16, std::int8_t, kForm, kPre, kHigh>;
-        fns.to_uint8 = &fused_int<kCols16, std::uint8_t, kForm, kPre, kHigh>;
-        fns.to_int16 = &fused_int<kCols16, std::int16_t, kForm, kPre, kHigh>;
-        fns.to_int32 = &fused_int<kCols16, std::int32_t, kForm, kPre, kHigh>;
-      },
-      [&fns](auto zp_inside_c) {
-        constexpr bool kInside = decltype(zp_inside_c)::value;
-        fns.to_int8 = &fused_float<kCols16, std::int8_t, kInside>;
-        fns.to_uint8 = &fused_float<kCols16, std::uint8_t, kInside>;
-        fns.to_int16 = &fused_float<kCols16, std::int16_t, kInside>;
-        fns.to_int32 = &fused_float<kCols16, std::int32_t, kInside>;
-      });
-  return fns;
+  return gemm_avx512vnni_epi::fused_fns_for<gemm_avx512vnni::FusedKernel<kCols16>>(variant,
+                                                                                   saturated);
 }
 
 UkernelSet evex_ymm_set() {
@@ -400,8 +357,11 @@ UkernelSet evex_ymm_set() {
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelFamily) { return qparity::internal::ukernel_set(); }
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmFusedFamily) {
   using namespace qparity::internal;
-  return GemmFusedKernels{&fused_fns<gemm_avx512vnni::kPanels>, &fused_fns<gemm_avx512vnni::kOnePanel>,
-                          16};
+  GemmFusedKernels k;
+  k.get = &fused_fns<gemm_avx512vnni::kPanels>;
+  k.get_one_panel = &fused_fns<gemm_avx512vnni::kOnePanel>;
+  k.lanes = 16;
+  return k;
 }
 QPARITY_DEFINE_KERNELS(qparity::internal::GemmUkernelEvexYmmFamily) {
   return qparity::internal::evex_ymm_set();

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/gemm/gemm_ukernel.h"
 
@@ -128,10 +129,17 @@ QPARITY_GEMM_INLINE V broadcast_dword(const unsigned char* p) {
   return Vec::set1(x);
 }
 
+/// No epilogue: madd_body stores its accumulators into C.
+struct NoVectors {};
+
 /// C[0:kMr][0:kNr] (+)= init + sum over the K block of Product(A dword, B dwords); see the
-/// contract in gemm_ukernel.h.
-template <class Product, std::size_t kMr, std::size_t kNr>
-void madd_ukernel(const UkernelArgs& p) {
+/// contract in gemm_ukernel.h. With an epilogue (Vectors = gemm_epilogue_x86.h BlockVectors, for
+/// a FusedFn) the sums of the valid rows x cols are requantized from registers into the output
+/// instead and C is not written (the call must be its block's last K block; p.accumulate still
+/// loads the earlier K blocks' sums from C).
+template <class Product, std::size_t kMr, std::size_t kNr, class Vectors = NoVectors>
+QPARITY_GEMM_INLINE void madd_body(const UkernelArgs& p, const Vectors* epilogue = nullptr,
+                                   std::size_t rows = 0, std::size_t cols = 0) {
   static_assert(kNr % kPanelCols == 0, "NR is a whole number of B panels");
   constexpr std::size_t kVecs = kNr / Vec::kLanes;  // vectors per row of the tile
   constexpr std::size_t kVecsPerPanel = kPanelCols / Vec::kLanes;
@@ -185,12 +193,43 @@ void madd_ukernel(const UkernelArgs& p) {
     }
   }
 
-  QPARITY_GEMM_UNROLL
-  for (std::size_t i = 0; i < kMr; ++i) {
+  if constexpr (!std::is_same<Vectors, NoVectors>::value) {
+    // Column vector by column vector, so that its registers are loaded once; a local copy of the
+    // epilogue (see BlockVectors).
+    const Vectors ep = *epilogue;
     QPARITY_GEMM_UNROLL
-    for (std::size_t v = 0; v < kVecs; ++v) Vec::store(c + i * ldc + v * Vec::kLanes, acc[i][v]);
+    for (std::size_t v = 0; v < kVecs; ++v) {
+      if (v * Vec::kLanes >= cols) break;
+      const auto regs = ep.regs(v * Vec::kLanes);
+      QPARITY_GEMM_UNROLL
+      for (std::size_t i = 0; i < kMr; ++i) {
+        if (i >= rows) break;
+        ep.run(i, v * Vec::kLanes, acc[i][v], regs);
+      }
+    }
+  } else {
+    QPARITY_GEMM_UNROLL
+    for (std::size_t i = 0; i < kMr; ++i) {
+      QPARITY_GEMM_UNROLL
+      for (std::size_t v = 0; v < kVecs; ++v) Vec::store(c + i * ldc + v * Vec::kLanes, acc[i][v]);
+    }
   }
 }
+
+template <class Product, std::size_t kMr, std::size_t kNr>
+void madd_ukernel(const UkernelArgs& p) {
+  madd_body<Product, kMr, kNr>(p);
+}
+
+/// madd_body with an epilogue, for gemm_epilogue_x86.h's fused_fns_for.
+template <class Product, std::size_t kMr, std::size_t kNr>
+struct MaddFusedKernel {
+  template <class Vectors>
+  static void run(const UkernelArgs& p, const Vectors* epilogue, std::size_t rows,
+                  std::size_t cols) {
+    madd_body<Product, kMr, kNr>(p, epilogue, rows, cols);
+  }
+};
 
 }  // namespace QPARITY_GEMM_ISA_NS
 }  // namespace internal
