@@ -103,7 +103,7 @@ UkernelSet ukernel_set() {
   // 3136x64x64 DR-AZ 397 -> 489, F32 536 -> 637; 64^3 319 -> 357, 477 -> 559. In a fast one (9
   // rounds) it did not, and the extra VPADDD shows in F32's short epilogue: 3136x64x64 F32 657 ->
   // 640, 64^3 571 -> 560, MobileNet 1x1 GEMMs at K = 64-128 -2..-7 %; DR-AZ there -1..+6 %.
-  // 3x3 convolutions (conv_bench, 5 rounds): DR-AZ +2..+7 %, F32 -9..+4 %.
+  // 3x3 convolutions (conv_bench, 5 rounds, best): DR-AZ +2..+7 %, F32 -2..+4 % (7x7 median -9 %).
   s.exact.col_init_in_epilogue = true;
   s.exact_min_k = 64;  // shorter K: AVX-512 VNNI's kernels (gemm_ukernel.h, exact_min_k)
   return s;  // pair_saturate absent: TDPB*D cannot saturate pairs (the driver uses AVX-512BW's)

@@ -33,9 +33,10 @@ namespace qparity {
 namespace internal {
 
 namespace {
-/// Kernel's fused forms, except F32-ZPF's: its float clamp bounds and zero point, held next to
-/// the accumulators, do not fit the 16 ymm registers, and the fused 4x16 pair kernel lost to the
-/// separate epilogue (Xeon family 6 model 207 capped at AVX2, conv_bench best of 7, GOPS:
+/// Kernel's fused forms, except F32-ZPF's: the fused 4x16 pair kernel lost to the separate
+/// epilogue for it (its 8 vectors of bounds and zero point are copied through the stack on every
+/// call by madd_body's local copy of the BlockVectors; read through a reference instead it won
+/// 1.06-1.10, but clang then refused to unroll the fused loops under -Werror, so it is not in) (Xeon family 6 model 207 capped at AVX2, conv_bench best of 7, GOPS:
 /// 112x112x32->64 1x1 64.5 -> 56.9, the halved-filter row 77.7 -> 63.4; 3x3 layers within
 /// noise). The integer cores and F32 gain (DR-AZ 1x1 65.6 -> 70.0, 56x56x64->64 3x3 104 -> 112;
 /// gemm_bench 3136x64x64 84.5 -> 90.9, pair-saturating 107.8 -> 113.7).

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -71,9 +72,12 @@ std::int32_t some_value(std::mt19937& rng) {
   }
 }
 
+std::size_t g_checked = 0;  // functions compared: a run that compared none must fail
+
 template <class Out>
 void check_fn(EpilogueFn<Out> fn, const EpilogueArgs& base, std::mt19937& rng, const std::string& what) {
   if (fn == nullptr) return;
+  ++g_checked;
   for (const std::size_t cols : {std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{31}, kCols}) {
     for (const std::size_t rows : {std::size_t{1}, std::size_t{2}, kRows}) {
       std::vector<std::int32_t> acc(kRows * kCols), summed(kRows * kCols), col(kCols);
@@ -145,6 +149,8 @@ TEST(EpilogueColAdd, EqualsAddingFirst) {
     }
   }
   if (isas_run == 0) GTEST_SKIP() << "no SIMD epilogue on this CPU (below avx2)";
+  EXPECT_GE(g_checked, isas_run * std::size(qparity::kAllRoundingCores))
+      << "fewer block functions compared than one per ISA and core";
 }
 
 }  // namespace
